@@ -1,0 +1,133 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/storage"
+)
+
+// Client is the per-connection state that commands read and change.
+type Client struct {
+	ID     int64
+	DB     int
+	Proto  int // 2 or 3
+	Name   string
+	Authed bool
+	Quit   bool // close the connection after the reply
+	Addr   string
+}
+
+// Env is what the server offers commands beyond the keyspace.
+type Env interface {
+	Config() *config.Config
+}
+
+// Ctx is one command's execution context.
+type Ctx struct {
+	Args   [][]byte
+	Cmd    *Command
+	Client *Client
+	Store  *storage.Store
+	Txn    *storage.Txn // nil for commands without keys or with FlagExclusive until they begin one
+	W      *Writer
+	Env    Env
+
+	// Block, when a handler sets it, asks the dispatcher to block the client on these keys.
+	BlockKeys    [][]byte
+	BlockTimeout time.Duration // 0 means forever
+	Blocked      bool
+	// OnBlock, when set, is called for a blocked command while its keys are still locked.
+	OnBlock func(c *Ctx)
+	// NonBlocking makes blocking commands answer at once (inside MULTI and scripts).
+	NonBlocking bool
+	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
+	Ready [][]byte
+}
+
+// Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout
+// passes. The handler must not have written a reply.
+func (c *Ctx) Block(keys [][]byte, timeout time.Duration) {
+	c.Blocked, c.BlockKeys, c.BlockTimeout = true, keys, timeout
+}
+
+// Signal records that key received elements that a blocked client may be waiting for.
+func (c *Ctx) Signal(key []byte) { c.Ready = append(c.Ready, key) }
+
+// Fail writes the reply for a storage error: WRONGTYPE, or a generic storage error.
+func (c *Ctx) Fail(err error) {
+	if errors.Is(err, storage.ErrWrongType) {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	c.W.Error(fmt.Sprintf(ErrStorage, err.Error()))
+}
+
+// Arg returns argument i as a string.
+func (c *Ctx) Arg(i int) string { return string(c.Args[i]) }
+
+// Int parses argument i as a 64-bit integer, writing Redis's error and returning false if it is not.
+func (c *Ctx) Int(i int) (int64, bool) {
+	n, err := ParseInt(c.Args[i])
+	if err != nil {
+		c.W.Error(ErrNotInteger)
+		return 0, false
+	}
+	return n, true
+}
+
+// Float parses argument i as a float, writing Redis's error and returning false if it is not.
+func (c *Ctx) Float(i int) (float64, bool) {
+	f, ok := ParseFloat(c.Args[i])
+	if !ok {
+		c.W.Error(ErrNotFloat)
+		return 0, false
+	}
+	return f, true
+}
+
+// ParseInt parses b as Redis's string2ll does: no spaces, no leading '+', no leading zeros.
+func ParseInt(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 20 || b[0] == '+' || b[0] == ' ' || b[len(b)-1] == ' ' {
+		return 0, strconv.ErrSyntax
+	}
+	if len(b) > 1 && b[0] == '0' || len(b) > 2 && b[0] == '-' && b[1] == '0' {
+		return 0, strconv.ErrSyntax
+	}
+	if len(b) == 1 && b[0] >= '0' && b[0] <= '9' {
+		return int64(b[0] - '0'), nil
+	}
+	return strconv.ParseInt(string(b), 10, 64)
+}
+
+// ParseFloat parses b as Redis's string2ld/strtod do for scores and increments: "inf", "-inf",
+// "+inf" accepted, NaN and trailing garbage refused.
+func ParseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' {
+		return 0, false
+	}
+	s := string(b)
+	switch s {
+	case "inf", "+inf", "Inf", "+Inf", "INF", "+INF", "infinity", "+infinity":
+		return posInf, true
+	case "-inf", "-Inf", "-INF", "-infinity":
+		return negInf, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != f {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	for _, ch := range b {
+		if ch == 'x' || ch == 'X' || ch == '_' || ch == 'n' || ch == 'N' || ch == 'p' || ch == 'P' {
+			return 0, false
+		}
+	}
+	return f, true
+}

@@ -1,0 +1,72 @@
+package commands
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+)
+
+// Dispatch runs one client command through the gates in Redis's order (unknown command, arity,
+// authentication) and then runs it. The reply is appended to c.W.
+func Dispatch(c *Ctx, requirePass bool) {
+	cmd := Lookup(c.Args[0])
+	if cmd == nil {
+		c.W.Error(UnknownCommandError(c.Args))
+		return
+	}
+	if !cmd.CheckArity(len(c.Args)) {
+		c.W.Error(ArityError(string(c.Args[0])))
+		return
+	}
+	if requirePass && !c.Client.Authed && cmd.Flags&FlagNoAuth == 0 {
+		c.W.Error(ErrNoAuth)
+		return
+	}
+	c.Cmd = cmd
+	Run(c)
+}
+
+// Run executes c.Cmd in one transaction over its declared keys: the handler's writes commit
+// together before the reply is released, and a handler that replies with an error writes nothing.
+// A panicking handler is recovered and answered with an error.
+func Run(c *Ctx) {
+	cmd := c.Cmd
+	start := c.W.Len()
+	switch {
+	case cmd.Flags&FlagExclusive != 0:
+		c.Txn = c.Store.BeginExclusive(c.Client.DB)
+	case cmd.FirstKey > 0 || cmd.Keys != nil:
+		c.Txn = c.Store.Begin(c.Client.DB, cmd.KeysOf(c.Args), cmd.Flags&FlagWrite != 0)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
+			if c.Txn != nil {
+				c.Txn.Abort()
+				c.Txn = nil
+			}
+			c.W.Truncate(start)
+			c.W.Error(fmt.Sprintf("ERR internal error while running '%s'", cmd.Name))
+			c.Blocked, c.Ready = false, nil
+		}
+	}()
+	cmd.Handler(c)
+	if c.Txn == nil {
+		return
+	}
+	t := c.Txn
+	c.Txn = nil
+	if c.Blocked && c.OnBlock != nil {
+		// Registered while the keys are still locked, so no push can slip in between.
+		c.OnBlock(c)
+	}
+	if c.Blocked || c.W.Len() > start && c.W.Bytes()[start] == '-' {
+		t.Abort()
+		return
+	}
+	if err := t.Commit(); err != nil {
+		c.W.Truncate(start)
+		c.Fail(err)
+		c.Ready = nil
+	}
+}

@@ -1,0 +1,31 @@
+package commands
+
+// Error replies, byte for byte as Redis 7.0 sends them (without the leading '-').
+const (
+	ErrSyntax          = "ERR syntax error"
+	ErrNotInteger      = "ERR value is not an integer or out of range"
+	ErrNotFloat        = "ERR value is not a valid float"
+	ErrWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrOverflow        = "ERR increment or decrement would overflow"
+	ErrIncrFloatNaN    = "ERR increment would produce NaN or Infinity"
+	ErrInvalidExpire   = "ERR invalid expire time in '%s' command"
+	ErrDBIndex         = "ERR DB index is out of range"
+	ErrInvalidDBIndex  = "ERR invalid DB index"
+	ErrNoSuchKey       = "ERR no such key"
+	ErrStringTooLong   = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	ErrBitOffset       = "ERR bit offset is not an integer or out of range"
+	ErrBitValue        = "ERR bit is not an integer or out of range"
+	ErrOffsetRange     = "ERR offset is out of range"
+	ErrNoAuth          = "NOAUTH Authentication required."
+	ErrWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
+	ErrAuthNotSet      = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	ErrTimeoutNegative = "ERR timeout is negative"
+	ErrTimeoutInvalid  = "ERR timeout is not a float or out of range"
+	ErrOutOfRangeIndex = "ERR index out of range"
+	ErrCountPositive   = "ERR value is out of range, must be positive"
+	ErrSameObject      = "ERR source and destination objects are the same"
+	ErrUnknownCommand  = "ERR unknown command '%s', with args beginning with: %s"
+	ErrWrongArity      = "ERR wrong number of arguments for '%s' command"
+	ErrUnknownSub      = "ERR unknown subcommand '%s'. Try %s HELP."
+	ErrStorage         = "ERR storage error: %s"
+)

@@ -1,0 +1,118 @@
+package commands
+
+import (
+	"strings"
+)
+
+func init() {
+	register(
+		&Command{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
+		&Command{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
+		&Command{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdExists},
+		&Command{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdType},
+		&Command{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, Handler: cmdDBSize},
+		&Command{Name: "flushdb", Arity: -1, Flags: FlagWrite | FlagExclusive, Handler: cmdFlush},
+		&Command{Name: "flushall", Arity: -1, Flags: FlagWrite | FlagExclusive, Handler: cmdFlush},
+		&Command{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast | FlagExclusive, Handler: cmdSwapDB},
+	)
+}
+
+func cmdDel(c *Ctx) {
+	var n int64
+	for _, k := range c.Args[1:] {
+		ok, err := c.Txn.Delete(k)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+func cmdExists(c *Ctx) {
+	var n int64
+	for _, k := range c.Args[1:] {
+		ok, err := c.Txn.Exists(k)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+func cmdType(c *Ctx) {
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Status("none")
+		return
+	}
+	c.W.Status(m.Type.String())
+}
+
+func cmdDBSize(c *Ctx) { c.W.Int(c.Store.DBSize(c.Client.DB)) }
+
+func cmdFlush(c *Ctx) {
+	if len(c.Args) > 2 {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	if len(c.Args) == 2 {
+		if mode := strings.ToLower(c.Arg(1)); mode != "async" && mode != "sync" {
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if c.Cmd.Name == "flushall" {
+		for db := 0; db < c.Store.Databases(); db++ {
+			c.Txn.FlushDB(db)
+		}
+	} else {
+		c.Txn.FlushDB(c.Client.DB)
+	}
+	c.W.OK()
+}
+
+// dbIndex parses argument i as a database index, replying with Redis's errors.
+func dbIndex(c *Ctx, i int, outOfRange string) (int, bool) {
+	n, err := ParseInt(c.Args[i])
+	if err != nil {
+		c.W.Error(ErrNotInteger)
+		return 0, false
+	}
+	if n < 0 || n >= int64(c.Store.Databases()) {
+		c.W.Error(outOfRange)
+		return 0, false
+	}
+	return int(n), true
+}
+
+func cmdSwapDB(c *Ctx) {
+	a, err := ParseInt(c.Args[1])
+	if err != nil {
+		c.W.Error("ERR invalid first DB index")
+		return
+	}
+	b, err := ParseInt(c.Args[2])
+	if err != nil {
+		c.W.Error("ERR invalid second DB index")
+		return
+	}
+	n := int64(c.Store.Databases())
+	if a < 0 || a >= n || b < 0 || b >= n {
+		c.W.Error(ErrDBIndex)
+		return
+	}
+	c.Txn.SwapDB(int(a), int(b))
+	c.W.OK()
+}

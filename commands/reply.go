@@ -1,0 +1,182 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+)
+
+// Writer builds RESP replies in a buffer. Proto selects RESP2 or RESP3 encodings for the types
+// that differ (nulls, maps, sets, doubles, booleans, pushes).
+type Writer struct {
+	b     []byte
+	Proto int
+}
+
+// Bytes returns the encoded replies.
+func (w *Writer) Bytes() []byte { return w.b }
+
+// Reset empties the buffer, keeping its memory.
+func (w *Writer) Reset() { w.b = w.b[:0] }
+
+// Len returns the number of buffered bytes.
+func (w *Writer) Len() int { return len(w.b) }
+
+// Truncate drops everything after the first n bytes.
+func (w *Writer) Truncate(n int) { w.b = w.b[:n] }
+
+// Raw appends already encoded RESP.
+func (w *Writer) Raw(p []byte) { w.b = append(w.b, p...) }
+
+// Status writes a simple string (+OK).
+func (w *Writer) Status(s string) {
+	w.b = append(w.b, '+')
+	w.b = appendClean(w.b, s)
+	w.b = append(w.b, '\r', '\n')
+}
+
+// OK writes +OK.
+func (w *Writer) OK() { w.b = append(w.b, "+OK\r\n"...) }
+
+// Error writes an error reply; msg starts with its code, as in "ERR syntax error".
+func (w *Writer) Error(msg string) {
+	w.b = append(w.b, '-')
+	w.b = appendClean(w.b, msg)
+	w.b = append(w.b, '\r', '\n')
+}
+
+// appendClean replaces CR and LF, which would break a simple-string line, with spaces.
+func appendClean(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// Int writes an integer.
+func (w *Writer) Int(n int64) {
+	w.b = append(w.b, ':')
+	w.b = strconv.AppendInt(w.b, n, 10)
+	w.b = append(w.b, '\r', '\n')
+}
+
+func (w *Writer) header(c byte, n int) {
+	w.b = append(w.b, c)
+	w.b = strconv.AppendInt(w.b, int64(n), 10)
+	w.b = append(w.b, '\r', '\n')
+}
+
+// Bulk writes a bulk string.
+func (w *Writer) Bulk(p []byte) {
+	w.header('$', len(p))
+	w.b = append(w.b, p...)
+	w.b = append(w.b, '\r', '\n')
+}
+
+// BulkString writes a bulk string.
+func (w *Writer) BulkString(s string) {
+	w.header('$', len(s))
+	w.b = append(w.b, s...)
+	w.b = append(w.b, '\r', '\n')
+}
+
+// BulkInt writes n as a bulk string.
+func (w *Writer) BulkInt(n int64) {
+	var tmp [20]byte
+	w.Bulk(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+// Null writes a null bulk string ($-1 in RESP2, _ in RESP3).
+func (w *Writer) Null() {
+	if w.Proto == 3 {
+		w.b = append(w.b, "_\r\n"...)
+	} else {
+		w.b = append(w.b, "$-1\r\n"...)
+	}
+}
+
+// NullArray writes a null array (*-1 in RESP2, _ in RESP3).
+func (w *Writer) NullArray() {
+	if w.Proto == 3 {
+		w.b = append(w.b, "_\r\n"...)
+	} else {
+		w.b = append(w.b, "*-1\r\n"...)
+	}
+}
+
+// Array writes an array header of n elements.
+func (w *Writer) Array(n int) { w.header('*', n) }
+
+// Map writes a map header of n pairs (a flat array of 2n elements in RESP2).
+func (w *Writer) Map(n int) {
+	if w.Proto == 3 {
+		w.header('%', n)
+	} else {
+		w.header('*', 2*n)
+	}
+}
+
+// Set writes a set header (an array in RESP2).
+func (w *Writer) Set(n int) {
+	if w.Proto == 3 {
+		w.header('~', n)
+	} else {
+		w.header('*', n)
+	}
+}
+
+// Push writes a push header (an array in RESP2).
+func (w *Writer) Push(n int) {
+	if w.Proto == 3 {
+		w.header('>', n)
+	} else {
+		w.header('*', n)
+	}
+}
+
+// Bool writes a boolean (:1 or :0 in RESP2).
+func (w *Writer) Bool(v bool) {
+	switch {
+	case w.Proto == 3 && v:
+		w.b = append(w.b, "#t\r\n"...)
+	case w.Proto == 3:
+		w.b = append(w.b, "#f\r\n"...)
+	case v:
+		w.b = append(w.b, ":1\r\n"...)
+	default:
+		w.b = append(w.b, ":0\r\n"...)
+	}
+}
+
+// Double writes a double: a RESP3 double, or in RESP2 a bulk string formatted as Redis 7.0
+// formats scores ("%.17g", "inf", "-inf").
+func (w *Writer) Double(f float64) {
+	var tmp [32]byte
+	s := FormatScore(tmp[:0], f)
+	if w.Proto == 3 {
+		w.b = append(w.b, ',')
+		w.b = append(w.b, s...)
+		w.b = append(w.b, '\r', '\n')
+		return
+	}
+	w.Bulk(s)
+}
+
+// FormatScore appends f as Redis 7.0 prints a double: "%.17g", with "inf" and "-inf".
+func FormatScore(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+}
+
+var (
+	posInf = math.Inf(1)
+	negInf = math.Inf(-1)
+)

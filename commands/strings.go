@@ -1,0 +1,555 @@
+package commands
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/strata-db/strata/storage"
+)
+
+// maxStringLen is Redis's default proto-max-bulk-len, the largest string SETRANGE and APPEND may build.
+const maxStringLen = 512 << 20
+
+func init() {
+	register(
+		&Command{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGet},
+		&Command{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSet},
+		&Command{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetNX},
+		&Command{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetEX},
+		&Command{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetEX},
+		&Command{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetSet},
+		&Command{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetDel},
+		&Command{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetEx},
+		&Command{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdMGet},
+		&Command{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSet},
+		&Command{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSet},
+		&Command{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdAppend},
+		&Command{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdStrlen},
+		&Command{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncr},
+		&Command{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncr},
+		&Command{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncr},
+		&Command{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncr},
+		&Command{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncrByFloat},
+		&Command{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetRange},
+		&Command{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetRange},
+		&Command{Name: "substr", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetRange},
+	)
+}
+
+func cmdGet(c *Ctx) {
+	v, ok, err := c.Txn.GetString(c.Args[1])
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case !ok:
+		c.W.Null()
+	default:
+		c.W.Bulk(v)
+	}
+}
+
+// expireOpt is a parsed EX/PX/EXAT/PXAT/KEEPTTL/PERSIST option.
+type expireOpt struct {
+	at      int64 // unix ms; 0 none
+	keepTTL bool
+	persist bool
+	set     bool
+}
+
+// parseExpireArg parses the value after EX, PX, EXAT or PXAT into unix ms, replying with
+// Redis's errors on bad input.
+func parseExpireArg(c *Ctx, unit string, arg []byte) (int64, bool) {
+	n, err := ParseInt(arg)
+	if err != nil {
+		c.W.Error(ErrNotInteger)
+		return 0, false
+	}
+	seconds := unit == "ex" || unit == "exat"
+	if n <= 0 || seconds && n > math.MaxInt64/1000 {
+		c.W.Error(fmt.Sprintf(ErrInvalidExpire, c.Cmd.Name))
+		return 0, false
+	}
+	if seconds {
+		n *= 1000
+	}
+	if unit == "ex" || unit == "px" {
+		now := c.Txn.Now()
+		if n > math.MaxInt64-now {
+			c.W.Error(fmt.Sprintf(ErrInvalidExpire, c.Cmd.Name))
+			return 0, false
+		}
+		n += now
+	}
+	return n, true
+}
+
+func cmdSet(c *Ctx) {
+	var nx, xx, get bool
+	var exp expireOpt
+	for i := 3; i < len(c.Args); i++ {
+		opt := strings.ToLower(c.Arg(i))
+		switch {
+		case opt == "nx" && !xx:
+			nx = true
+		case opt == "xx" && !nx:
+			xx = true
+		case opt == "get":
+			get = true
+		case opt == "keepttl" && !exp.set:
+			exp.keepTTL, exp.set = true, true
+		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && !exp.set && i+1 < len(c.Args):
+			exp.set = true
+			i++
+			at, ok := parseExpireArg(c, opt, c.Args[i])
+			if !ok {
+				return
+			}
+			exp.at = at
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	key := c.Args[1]
+	m, err := c.Txn.GetMeta(key)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if get && m != nil && m.Type != storage.TypeString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	if nx && m != nil || xx && m == nil {
+		if get && m != nil {
+			c.W.Bulk(m.Value)
+		} else {
+			c.W.Null()
+		}
+		return
+	}
+	at := exp.at
+	if exp.keepTTL && m != nil {
+		at = m.Expire
+	}
+	var old []byte
+	if get && m != nil {
+		old = append(old, m.Value...)
+	}
+	if err := c.Txn.SetString(key, c.Args[2], at); err != nil {
+		c.Fail(err)
+		return
+	}
+	if get {
+		if m == nil {
+			c.W.Null()
+		} else {
+			c.W.Bulk(old)
+		}
+		return
+	}
+	c.W.OK()
+}
+
+func cmdSetNX(c *Ctx) {
+	ok, err := c.Txn.Exists(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if ok {
+		c.W.Int(0)
+		return
+	}
+	if err := c.Txn.SetString(c.Args[1], c.Args[2], 0); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(1)
+}
+
+func cmdSetEX(c *Ctx) {
+	unit := "ex"
+	if c.Cmd.Name == "psetex" {
+		unit = "px"
+	}
+	at, ok := parseExpireArg(c, unit, c.Args[2])
+	if !ok {
+		return
+	}
+	if err := c.Txn.SetString(c.Args[1], c.Args[3], at); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.OK()
+}
+
+func cmdGetSet(c *Ctx) {
+	old, ok, err := c.Txn.GetString(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	old = append([]byte(nil), old...)
+	if err := c.Txn.SetString(c.Args[1], c.Args[2], 0); err != nil {
+		c.Fail(err)
+		return
+	}
+	if !ok {
+		c.W.Null()
+		return
+	}
+	c.W.Bulk(old)
+}
+
+func cmdGetDel(c *Ctx) {
+	v, ok, err := c.Txn.GetString(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if !ok {
+		c.W.Null()
+		return
+	}
+	v = append([]byte(nil), v...)
+	if _, err := c.Txn.Delete(c.Args[1]); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Bulk(v)
+}
+
+func cmdGetEx(c *Ctx) {
+	var exp expireOpt
+	for i := 2; i < len(c.Args); i++ {
+		opt := strings.ToLower(c.Arg(i))
+		switch {
+		case opt == "persist" && !exp.set:
+			exp.persist, exp.set = true, true
+		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && !exp.set && i+1 < len(c.Args):
+			exp.set = true
+			i++
+			at, ok := parseExpireArg(c, opt, c.Args[i])
+			if !ok {
+				return
+			}
+			exp.at = at
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Null()
+		return
+	}
+	if m.Type != storage.TypeString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	v := append([]byte(nil), m.Value...)
+	switch {
+	case exp.persist && m.Expire != 0:
+		m.Expire = 0
+		err = c.Txn.PutMeta(c.Args[1], m)
+	case exp.at != 0 && exp.at <= c.Txn.Now():
+		_, err = c.Txn.Delete(c.Args[1])
+	case exp.at != 0:
+		m.Expire = exp.at
+		err = c.Txn.PutMeta(c.Args[1], m)
+	}
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Bulk(v)
+}
+
+func cmdMGet(c *Ctx) {
+	c.W.Array(len(c.Args) - 1)
+	for _, k := range c.Args[1:] {
+		v, ok, err := c.Txn.GetString(k)
+		if err != nil || !ok {
+			c.W.Null()
+			continue
+		}
+		c.W.Bulk(v)
+	}
+}
+
+func cmdMSet(c *Ctx) {
+	if len(c.Args)%2 == 0 {
+		c.W.Error(ArityError(c.Cmd.Name))
+		return
+	}
+	nx := c.Cmd.Name == "msetnx"
+	if nx {
+		for i := 1; i < len(c.Args); i += 2 {
+			ok, err := c.Txn.Exists(c.Args[i])
+			if err != nil {
+				c.Fail(err)
+				return
+			}
+			if ok {
+				c.W.Int(0)
+				return
+			}
+		}
+	}
+	for i := 1; i < len(c.Args); i += 2 {
+		if err := c.Txn.SetString(c.Args[i], c.Args[i+1], 0); err != nil {
+			c.Fail(err)
+			return
+		}
+	}
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+func cmdAppend(c *Ctx) {
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m != nil && m.Type != storage.TypeString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	var v []byte
+	var at int64
+	if m != nil {
+		if len(m.Value)+len(c.Args[2]) > maxStringLen {
+			c.W.Error(ErrStringTooLong)
+			return
+		}
+		v = make([]byte, 0, len(m.Value)+len(c.Args[2]))
+		v = append(v, m.Value...)
+		at = m.Expire
+	}
+	v = append(v, c.Args[2]...)
+	if err := c.Txn.SetString(c.Args[1], v, at); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(int64(len(v)))
+}
+
+func cmdStrlen(c *Ctx) {
+	v, _, err := c.Txn.GetString(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(int64(len(v)))
+}
+
+func cmdIncr(c *Ctx) {
+	var by int64 = 1
+	switch c.Cmd.Name {
+	case "decr":
+		by = -1
+	case "incrby", "decrby":
+		n, ok := c.Int(2)
+		if !ok {
+			return
+		}
+		if c.Cmd.Name == "decrby" {
+			if n == math.MinInt64 {
+				c.W.Error("ERR decrement would overflow")
+				return
+			}
+			n = -n
+		}
+		by = n
+	}
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	var cur, at int64
+	if m != nil {
+		if m.Type != storage.TypeString {
+			c.W.Error(ErrWrongType)
+			return
+		}
+		if cur, err = ParseInt(m.Value); err != nil {
+			c.W.Error(ErrNotInteger)
+			return
+		}
+		at = m.Expire
+	}
+	if by > 0 && cur > math.MaxInt64-by || by < 0 && cur < math.MinInt64-by {
+		c.W.Error(ErrOverflow)
+		return
+	}
+	cur += by
+	var tmp [20]byte
+	if err := c.Txn.SetString(c.Args[1], strconv.AppendInt(tmp[:0], cur, 10), at); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(cur)
+}
+
+// longDoublePrec is the mantissa width of the x87 long double that Redis computes INCRBYFLOAT in.
+const longDoublePrec = 64
+
+// parseLongDouble parses b as Redis's string2ld does.
+func parseLongDouble(b []byte) (*big.Float, bool) {
+	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' || strings.ContainsAny(string(b), "_xXpP") {
+		return nil, false
+	}
+	f, _, err := big.ParseFloat(string(b), 10, longDoublePrec, big.ToNearestEven)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+// formatLongDouble formats f as Redis's ld2string in human mode: "%.17Lf" without trailing zeros.
+func formatLongDouble(f *big.Float) string {
+	s := f.Text('f', 17)
+	if strings.IndexByte(s, '.') >= 0 {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+func cmdIncrByFloat(c *Ctx) {
+	incr, ok := parseLongDouble(c.Args[2])
+	if !ok {
+		c.W.Error(ErrNotFloat)
+		return
+	}
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	cur := new(big.Float).SetPrec(longDoublePrec)
+	var at int64
+	if m != nil {
+		if m.Type != storage.TypeString {
+			c.W.Error(ErrWrongType)
+			return
+		}
+		v, ok := parseLongDouble(m.Value)
+		if !ok {
+			c.W.Error(ErrNotFloat)
+			return
+		}
+		cur, at = v, m.Expire
+	}
+	if cur.IsInf() || incr.IsInf() {
+		c.W.Error(ErrIncrFloatNaN)
+		return
+	}
+	sum := new(big.Float).SetPrec(longDoublePrec).Add(cur, incr)
+	if sum.MantExp(nil) > 16384 {
+		c.W.Error(ErrIncrFloatNaN)
+		return
+	}
+	s := formatLongDouble(sum)
+	if err := c.Txn.SetString(c.Args[1], []byte(s), at); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.BulkString(s)
+}
+
+func cmdSetRange(c *Ctx) {
+	off, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if off < 0 {
+		c.W.Error(ErrOffsetRange)
+		return
+	}
+	val := c.Args[3]
+	m, err := c.Txn.GetMeta(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m != nil && m.Type != storage.TypeString {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	var cur []byte
+	var at int64
+	if m != nil {
+		cur, at = m.Value, m.Expire
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(len(cur)))
+		return
+	}
+	if off+int64(len(val)) > maxStringLen {
+		c.W.Error(ErrStringTooLong)
+		return
+	}
+	n := max(len(cur), int(off)+len(val))
+	v := make([]byte, n)
+	copy(v, cur)
+	copy(v[off:], val)
+	if err := c.Txn.SetString(c.Args[1], v, at); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(int64(n))
+}
+
+func cmdGetRange(c *Ctx) {
+	start, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	end, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	v, _, err := c.Txn.GetString(c.Args[1])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	n := int64(len(v))
+	if start < 0 && end < 0 && start > end {
+		c.W.BulkString("")
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.W.BulkString("")
+		return
+	}
+	c.W.Bulk(v[start : end+1])
+}

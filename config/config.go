@@ -1,0 +1,385 @@
+// Package config holds Strata's server configuration: the defaults, the
+// redis.conf-style file format, command-line overrides and the
+// CONFIG GET/SET view of every directive.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// Config holds every directive's effective value.
+type Config struct {
+	Bind                   []string // default ["127.0.0.1"]
+	Port                   int      // default 6380; 0 means a random free port
+	Dir                    string   // default "./data"
+	Databases              int      // default 16, must be 1..10000
+	LogLevel               string   // debug|verbose|notice|warning (redis names), default notice
+	LogFile                string   // "" = stderr
+	RequirePass            string   // "" = no auth
+	MaxClients             int      // default 10000
+	Timeout                int      // idle client timeout seconds, 0 = never
+	TCPKeepAlive           int      // seconds, default 300
+	ProtoMaxBulkLen        int64    // default 512mb, min 1mb
+	ClientQueryBufferLimit int64    // default 1gb
+	AppendFsync            string   // always|everysec|no, default everysec
+	MetricsAddr            string   // default "127.0.0.1:9121"; "" disables
+	LevelDBBlockSize       int      // default 4096 (4kb)
+	LevelDBWriteBufferSize int      // default 64mb
+	LevelDBBlockCacheSize  int64    // default 256mb
+	LevelDBCompression     string   // none|snappy, default snappy
+	LevelDBMaxOpenFiles    int      // default 1000
+	LevelDBBloomBits       int      // default 10, 0 disables the bloom filter
+	ActiveExpireHz         int      // "hz", default 10, 1..500
+}
+
+// Directive describes one directive: its name, its default as text, a one-line help.
+type Directive struct{ Name, Default, Help string }
+
+const (
+	kb = 1024
+	mb = 1024 * kb
+	gb = 1024 * mb
+
+	maxBindAddrs = 16
+)
+
+// Default returns a Config holding the default value of every directive.
+func Default() *Config {
+	return &Config{
+		Bind:                   []string{"127.0.0.1"},
+		Port:                   6380,
+		Dir:                    "./data",
+		Databases:              16,
+		LogLevel:               "notice",
+		LogFile:                "",
+		RequirePass:            "",
+		MaxClients:             10000,
+		Timeout:                0,
+		TCPKeepAlive:           300,
+		ProtoMaxBulkLen:        512 * mb,
+		ClientQueryBufferLimit: 1 * gb,
+		AppendFsync:            "everysec",
+		MetricsAddr:            "127.0.0.1:9121",
+		LevelDBBlockSize:       4 * kb,
+		LevelDBWriteBufferSize: 64 * mb,
+		LevelDBBlockCacheSize:  256 * mb,
+		LevelDBCompression:     "snappy",
+		LevelDBMaxOpenFiles:    1000,
+		LevelDBBloomBits:       10,
+		ActiveExpireHz:         10,
+	}
+}
+
+// kind says how a directive's argument words are parsed.
+type kind int
+
+const (
+	kindInt    kind = iota // decimal integer
+	kindSize               // byte count with optional Redis memory unit
+	kindString             // any single word
+	kindEnum               // one of a fixed set of words, case-insensitive
+	kindList               // one or more words
+)
+
+// directive is the internal description of one directive.
+type directive struct {
+	Directive
+	kind     kind
+	min, max int64              // inclusive range for kindInt and kindSize
+	values   []string           // allowed values for kindEnum
+	check    func(string) error // extra check for kindString and each kindList word
+	field    func(*Config) any  // pointer to the Config field: *int, *int64, *string or *[]string
+}
+
+var directives = []*directive{
+	{Directive: Directive{"bind", "127.0.0.1", "addresses to listen on (one or more, space separated)"},
+		kind: kindList, min: 1, max: maxBindAddrs, check: nonEmpty,
+		field: func(c *Config) any { return &c.Bind }},
+	{Directive: Directive{"port", "6380", "TCP port to listen on; 0 picks a random free port"},
+		kind: kindInt, min: 0, max: 65535,
+		field: func(c *Config) any { return &c.Port }},
+	{Directive: Directive{"dir", "./data", "directory holding the LevelDB database"},
+		kind: kindString, check: nonEmpty,
+		field: func(c *Config) any { return &c.Dir }},
+	{Directive: Directive{"databases", "16", "number of logical databases (1..10000)"},
+		kind: kindInt, min: 1, max: 10000,
+		field: func(c *Config) any { return &c.Databases }},
+	{Directive: Directive{"loglevel", "notice", "log verbosity: debug, verbose, notice or warning"},
+		kind: kindEnum, values: []string{"debug", "verbose", "notice", "warning"},
+		field: func(c *Config) any { return &c.LogLevel }},
+	{Directive: Directive{"logfile", "", "log file path; empty logs to stderr"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.LogFile }},
+	{Directive: Directive{"requirepass", "", "password clients must AUTH with; empty disables authentication"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.RequirePass }},
+	{Directive: Directive{"maxclients", "10000", "maximum number of connected clients"},
+		kind: kindInt, min: 1, max: math.MaxInt32,
+		field: func(c *Config) any { return &c.MaxClients }},
+	{Directive: Directive{"timeout", "0", "close clients idle for this many seconds; 0 never"},
+		kind: kindInt, min: 0, max: math.MaxInt32,
+		field: func(c *Config) any { return &c.Timeout }},
+	{Directive: Directive{"tcp-keepalive", "300", "TCP keepalive period in seconds; 0 disables"},
+		kind: kindInt, min: 0, max: math.MaxInt32,
+		field: func(c *Config) any { return &c.TCPKeepAlive }},
+	{Directive: Directive{"proto-max-bulk-len", "512mb", "maximum size of one bulk string in a request (at least 1mb)"},
+		kind: kindSize, min: 1 * mb, max: math.MaxInt64,
+		field: func(c *Config) any { return &c.ProtoMaxBulkLen }},
+	{Directive: Directive{"client-query-buffer-limit", "1gb", "maximum size of one client's query buffer (at least 1mb)"},
+		kind: kindSize, min: 1 * mb, max: math.MaxInt64,
+		field: func(c *Config) any { return &c.ClientQueryBufferLimit }},
+	{Directive: Directive{"appendfsync", "everysec", "when to fsync writes: always, everysec or no"},
+		kind: kindEnum, values: []string{"always", "everysec", "no"},
+		field: func(c *Config) any { return &c.AppendFsync }},
+	{Directive: Directive{"metrics-addr", "127.0.0.1:9121", "host:port of the metrics HTTP endpoint; empty disables it"},
+		kind: kindString, check: checkHostPort,
+		field: func(c *Config) any { return &c.MetricsAddr }},
+	{Directive: Directive{"leveldb-block-size", "4kb", "LevelDB uncompressed block size"},
+		kind: kindSize, min: 1 * kb, max: 1 * gb,
+		field: func(c *Config) any { return &c.LevelDBBlockSize }},
+	{Directive: Directive{"leveldb-write-buffer-size", "64mb", "LevelDB memtable size before it is flushed to disk"},
+		kind: kindSize, min: 1 * mb, max: 1 * gb,
+		field: func(c *Config) any { return &c.LevelDBWriteBufferSize }},
+	{Directive: Directive{"leveldb-block-cache-size", "256mb", "LevelDB block cache size; 0 disables the cache"},
+		kind: kindSize, min: 0, max: math.MaxInt64,
+		field: func(c *Config) any { return &c.LevelDBBlockCacheSize }},
+	{Directive: Directive{"leveldb-compression", "snappy", "LevelDB block compression: none or snappy"},
+		kind: kindEnum, values: []string{"none", "snappy"},
+		field: func(c *Config) any { return &c.LevelDBCompression }},
+	{Directive: Directive{"leveldb-max-open-files", "1000", "maximum number of LevelDB table files kept open"},
+		kind: kindInt, min: 1, max: math.MaxInt32,
+		field: func(c *Config) any { return &c.LevelDBMaxOpenFiles }},
+	{Directive: Directive{"leveldb-bloom-bits", "10", "LevelDB bloom filter bits per key (0..64); 0 disables the filter"},
+		kind: kindInt, min: 0, max: 64,
+		field: func(c *Config) any { return &c.LevelDBBloomBits }},
+	{Directive: Directive{"hz", "10", "active key expiry cycles per second (1..500)"},
+		kind: kindInt, min: 1, max: 500,
+		field: func(c *Config) any { return &c.ActiveExpireHz }},
+}
+
+var byName = func() map[string]*directive {
+	m := make(map[string]*directive, len(directives))
+	for _, d := range directives {
+		m[d.Name] = d
+	}
+	return m
+}()
+
+func lookup(name string) *directive { return byName[strings.ToLower(name)] }
+
+// Directives returns every directive in a stable order (the order of the Config fields).
+func Directives() []Directive {
+	out := make([]Directive, len(directives))
+	for i, d := range directives {
+		out[i] = d.Directive
+	}
+	return out
+}
+
+// Usage returns the text that `strata --help` prints: the usage line and
+// every directive with its default and help, aligned in columns.
+func Usage() string {
+	const nameHdr, defHdr = "DIRECTIVE", "DEFAULT"
+	nameW, defW := len(nameHdr), len(defHdr)
+	for _, d := range directives {
+		nameW = max(nameW, len(d.Name))
+		defW = max(defW, len(showDefault(d.Default)))
+	}
+	var b strings.Builder
+	b.WriteString("Usage: strata [/path/to/strata.conf] [--directive value ...]\n\n")
+	b.WriteString("Each directive can be given in the config file as \"name value\" or on the\n")
+	b.WriteString("command line as \"--name value\"; command-line values override the file.\n")
+	b.WriteString("Sizes accept the units k, kb, m, mb, g and gb (1k=1000, 1kb=1024).\n\n")
+	fmt.Fprintf(&b, "  %-*s  %-*s  %s\n", nameW, nameHdr, defW, defHdr, "DESCRIPTION")
+	for _, d := range directives {
+		fmt.Fprintf(&b, "  %-*s  %-*s  %s\n", nameW, d.Name, defW, showDefault(d.Default), d.Help)
+	}
+	return b.String()
+}
+
+func showDefault(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// Set applies one directive by name (case-insensitive) with its argument
+// words; it is used by the loaders and by CONFIG SET. It returns an error
+// describing a bad name or value and leaves c unchanged in that case.
+// Set checks the value's own range but not cross-field constraints; call
+// Validate for those.
+func (c *Config) Set(name string, args []string) error {
+	d := lookup(name)
+	if d == nil {
+		return fmt.Errorf("unknown directive %q", name)
+	}
+	if err := d.set(c, args); err != nil {
+		return fmt.Errorf("bad directive or value for %q: %w", d.Name, err)
+	}
+	return nil
+}
+
+// Get returns the current value of a directive as Redis's CONFIG GET shows
+// it (sizes as plain byte counts, bind as space-separated), and false for
+// an unknown name.
+func (c *Config) Get(name string) (string, bool) {
+	d := lookup(name)
+	if d == nil {
+		return "", false
+	}
+	switch p := d.field(c).(type) {
+	case *int:
+		return strconv.Itoa(*p), true
+	case *int64:
+		return strconv.FormatInt(*p, 10), true
+	case *string:
+		return *p, true
+	case *[]string:
+		return strings.Join(*p, " "), true
+	}
+	panic("config: bad field type for " + d.Name)
+}
+
+// Validate checks that every field holds an allowed value and that the
+// cross-field constraints hold. It reports every problem found.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, d := range directives {
+		var err error
+		switch p := d.field(c).(type) {
+		case *int:
+			err = d.checkValue(int64(*p), "")
+		case *int64:
+			err = d.checkValue(*p, "")
+		case *string:
+			err = d.checkValue(0, *p)
+		case *[]string:
+			err = d.checkList(*p)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("bad value for %q: %w", d.Name, err))
+		}
+	}
+	if c.ProtoMaxBulkLen > c.ClientQueryBufferLimit {
+		errs = append(errs, fmt.Errorf("proto-max-bulk-len (%d) must not exceed client-query-buffer-limit (%d)",
+			c.ProtoMaxBulkLen, c.ClientQueryBufferLimit))
+	}
+	return errors.Join(errs...)
+}
+
+// set parses args and stores them in d's field of c, or leaves c unchanged.
+func (d *directive) set(c *Config, args []string) error {
+	if p, ok := d.field(c).(*[]string); ok {
+		var words []string
+		for _, a := range args {
+			words = append(words, strings.Fields(a)...)
+		}
+		if err := d.checkList(words); err != nil {
+			return err
+		}
+		*p = words
+		return nil
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("wrong number of arguments (want 1, got %d)", len(args))
+	}
+	arg := args[0]
+	switch p := d.field(c).(type) {
+	case *int, *int64:
+		var n int64
+		var err error
+		if d.kind == kindSize {
+			n, err = parseSize(arg)
+		} else {
+			n, err = parseInt(arg)
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.checkValue(n, ""); err != nil {
+			return err
+		}
+		if ip, ok := p.(*int); ok {
+			*ip = int(n)
+		} else {
+			*p.(*int64) = n
+		}
+	case *string:
+		if d.kind == kindEnum {
+			arg = strings.ToLower(arg)
+		}
+		if err := d.checkValue(0, arg); err != nil {
+			return err
+		}
+		*p = arg
+	}
+	return nil
+}
+
+// checkValue checks a numeric value n or a string value s against d's rules.
+func (d *directive) checkValue(n int64, s string) error {
+	switch d.kind {
+	case kindInt, kindSize:
+		if n < d.min || n > d.max {
+			if d.max == math.MaxInt64 || d.max == math.MaxInt32 {
+				return fmt.Errorf("%d is out of range (must be at least %d)", n, d.min)
+			}
+			return fmt.Errorf("%d is out of range (must be between %d and %d)", n, d.min, d.max)
+		}
+	case kindEnum:
+		for _, v := range d.values {
+			if s == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not valid (must be one of %s)", s, strings.Join(d.values, ", "))
+	case kindString:
+		if d.check != nil {
+			return d.check(s)
+		}
+	}
+	return nil
+}
+
+// checkList checks the words of a list directive.
+func (d *directive) checkList(words []string) error {
+	if int64(len(words)) < d.min || int64(len(words)) > d.max {
+		return fmt.Errorf("takes between %d and %d addresses, got %d", d.min, d.max, len(words))
+	}
+	for _, w := range words {
+		if d.check != nil {
+			if err := d.check(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func nonEmpty(s string) error {
+	if s == "" {
+		return errors.New("value must not be empty")
+	}
+	return nil
+}
+
+// checkHostPort accepts "" or a host:port address with a numeric port.
+func checkHostPort(s string) error {
+	if s == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(s)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return fmt.Errorf("%q is not a valid host:port address", s)
+	}
+	return nil
+}

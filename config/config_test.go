@@ -1,0 +1,385 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeConf(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "strata.conf")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDefaults(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	want := map[string]string{
+		"bind": "127.0.0.1", "port": "6380", "dir": "./data", "databases": "16",
+		"loglevel": "notice", "logfile": "", "requirepass": "", "maxclients": "10000",
+		"timeout": "0", "tcp-keepalive": "300", "proto-max-bulk-len": "536870912",
+		"client-query-buffer-limit": "1073741824", "appendfsync": "everysec",
+		"metrics-addr": "127.0.0.1:9121", "leveldb-block-size": "4096",
+		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
+		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
+		"leveldb-bloom-bits": "10", "hz": "10",
+	}
+	if len(want) != len(Directives()) {
+		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
+	}
+	for name, v := range want {
+		if got, ok := c.Get(name); !ok || got != v {
+			t.Errorf("Get(%q) = %q, %v; want %q", name, got, ok, v)
+		}
+	}
+	// Applying every directive's documented default yields Default().
+	c2 := Default()
+	for _, d := range Directives() {
+		args := strings.Fields(d.Default)
+		if len(args) == 0 {
+			args = []string{""}
+		}
+		if err := c2.Set(d.Name, args); err != nil {
+			t.Errorf("Set(%q, default %q): %v", d.Name, d.Default, err)
+		}
+		if d.Help == "" {
+			t.Errorf("directive %q has no help", d.Name)
+		}
+	}
+	if !reflect.DeepEqual(c, c2) {
+		t.Errorf("documented defaults differ from Default():\n%+v\n%+v", c2, c)
+	}
+	c3, err := Load(nil)
+	if err != nil || !reflect.DeepEqual(c3, c) {
+		t.Errorf("Load(nil) = %+v, %v; want defaults", c3, err)
+	}
+}
+
+func TestDirectivesOrder(t *testing.T) {
+	want := []string{"bind", "port", "dir", "databases", "loglevel", "logfile", "requirepass",
+		"maxclients", "timeout", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit",
+		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
+		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
+		"leveldb-bloom-bits", "hz"}
+	var got []string
+	for _, d := range Directives() {
+		got = append(got, d.Name)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Directives() names = %v\nwant %v", got, want)
+	}
+	if n := reflect.TypeFor[Config]().NumField(); n != len(want) {
+		t.Errorf("Config has %d fields, %d directives", n, len(want))
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	path := writeConf(t, "\ufeff# Strata test config\n"+
+		"\n"+
+		"   # indented comment\n"+
+		"PORT 7000\r\n"+
+		"bind 0.0.0.0 ::1\n"+
+		"\tdir   \"/var/lib/my strata\"  \n"+
+		"requirepass \"p\\\"w\\x41\\n\\t\\\\ d\"\n"+
+		"logfile 'it\\'s.log'\n"+
+		"LogLevel WARNING\n"+
+		"metrics-addr \"\"\n"+
+		"hz 100\n")
+	c := Default()
+	if err := c.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Port = 7000
+	want.Bind = []string{"0.0.0.0", "::1"}
+	want.Dir = "/var/lib/my strata"
+	want.RequirePass = "p\"wA\n\t\\ d"
+	want.LogFile = "it's.log"
+	want.LogLevel = "warning"
+	want.MetricsAddr = ""
+	want.ActiveExpireHz = 100
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("LoadFile:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestLoadFileLeavesConfigOnError(t *testing.T) {
+	path := writeConf(t, "port 7000\nport abc\n")
+	c := Default()
+	if err := c.LoadFile(path); err == nil {
+		t.Fatal("no error")
+	}
+	if c.Port != 6380 {
+		t.Errorf("port = %d after failed load; want unchanged 6380", c.Port)
+	}
+	if err := c.LoadFile(filepath.Join(t.TempDir(), "missing.conf")); err == nil || !os.IsNotExist(err) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"a b  c", []string{"a", "b", "c"}},
+		{`"x y" 'z w'`, []string{"x y", "z w"}},
+		{`"" ''`, []string{"", ""}},
+		{`"\x4a\x4B\xzz"`, []string{"JKxzz"}},
+		{`"a\rb\qc"`, []string{"a\rbqc"}},
+		{`foo"bar baz"`, []string{"foobar baz"}},
+		{`'a\nb'`, []string{`a\nb`}},
+	}
+	for _, tt := range tests {
+		got, err := splitArgs(tt.in)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitArgs(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{`"abc`, `'abc`, `"abc"def`, `'abc'def`, `"abc\`} {
+		if got, err := splitArgs(bad); err == nil {
+			t.Errorf("splitArgs(%q) = %q; want error", bad, got)
+		}
+	}
+}
+
+func TestLoadCommandLineOverridesFile(t *testing.T) {
+	path := writeConf(t, "port 7000\ndatabases 4\nbind 10.0.0.1\n")
+	c, err := Load([]string{path, "--port", "7001", "--bind", "127.0.0.1", "::1", "--REQUIREPASS", "", "--hz", "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Port != 7001 || c.Databases != 4 || c.ActiveExpireHz != 20 ||
+		!reflect.DeepEqual(c.Bind, []string{"127.0.0.1", "::1"}) || c.RequirePass != "" {
+		t.Errorf("got %+v", c)
+	}
+	// Without a file, options alone.
+	c, err = Load([]string{"--port", "0", "--dir", "/tmp/x"})
+	if err != nil || c.Port != 0 || c.Dir != "/tmp/x" {
+		t.Errorf("got %+v, %v", c, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	conf := func(text string) string { return writeConf(t, text) }
+	tests := []struct {
+		args []string
+		want []string // substrings the error must contain
+	}{
+		{[]string{conf("# c\n\nport 6380\nport abc\n")}, []string{"strata.conf:4:", `"port"`, `"abc" is not a valid integer`}},
+		{[]string{conf("port 70000\n")}, []string{"strata.conf:1:", `"port"`, "70000"}},
+		{[]string{conf("\n\ndatabases 0\n")}, []string{"strata.conf:3:", `"databases"`}},
+		{[]string{conf("appendfsync maybe\n")}, []string{"strata.conf:1:", `"appendfsync"`, `"maybe"`}},
+		{[]string{conf("leveldb-compression zstd\n")}, []string{"strata.conf:1:", `"leveldb-compression"`, `"zstd"`}},
+		{[]string{conf("x\nnosuchthing 1\n")}, []string{"strata.conf:1:", `unknown directive "x"`}},
+		{[]string{conf("requirepass \"abc\n")}, []string{"strata.conf:1:", `"requirepass"`, "unbalanced quotes"}},
+		{[]string{conf("port 1 2\n")}, []string{"strata.conf:1:", `"port"`, "wrong number of arguments"}},
+		{[]string{conf("bind\n")}, []string{"strata.conf:1:", `"bind"`}},
+		{[]string{conf("proto-max-bulk-len 1000kb\n")}, []string{"strata.conf:1:", `"proto-max-bulk-len"`}},
+		{[]string{conf("hz 501\n")}, []string{"strata.conf:1:", `"hz"`}},
+		{[]string{conf("leveldb-block-size 4xb\n")}, []string{"strata.conf:1:", `"leveldb-block-size"`, "not a valid size"}},
+		{[]string{conf("metrics-addr localhost\n")}, []string{"strata.conf:1:", `"metrics-addr"`}},
+		{[]string{"--port", "abc"}, []string{"command line:", `"port"`, `"abc" is not a valid integer`}},
+		{[]string{"--databases", "10001"}, []string{"command line:", `"databases"`}},
+		{[]string{"--nope", "1"}, []string{"command line:", `unknown directive "nope"`}},
+		{[]string{"--port"}, []string{"command line:", `"port"`, "wrong number of arguments"}},
+		{[]string{"--loglevel", "loud"}, []string{"command line:", `"loglevel"`}},
+		{[]string{"a.conf", "b.conf"}, []string{"command line:", `"b.conf"`}},
+		{[]string{"--"}, []string{"command line:"}},
+		{[]string{"--proto-max-bulk-len", "2gb", "--client-query-buffer-limit", "1gb"},
+			[]string{"proto-max-bulk-len", "client-query-buffer-limit"}},
+	}
+	for _, tt := range tests {
+		// "a.conf" does not exist; the b.conf case must fail before that matters.
+		if tt.args[0] == "a.conf" {
+			tt.args[0] = conf("")
+		}
+		_, err := Load(tt.args)
+		if err == nil {
+			t.Errorf("Load(%q): no error", tt.args)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Load(%q) error %q does not contain %q", tt.args, err, w)
+			}
+		}
+	}
+}
+
+func TestErrorFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "strata.conf")
+	text := strings.Repeat("\n", 11) + "port abc\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{path})
+	want := path + `:12: bad directive or value for "port": "abc" is not a valid integer`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+	_, err = Load([]string{"--port", "abc"})
+	want = `command line: bad directive or value for "port": "abc" is not a valid integer`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	tests := map[string]int64{
+		"0": 0, "1234": 1234, "10b": 10, "1k": 1000, "1kb": 1024, "1K": 1000, "1KB": 1024,
+		"2m": 2000000, "2mb": 2 * 1024 * 1024, "2Mb": 2 * 1024 * 1024, "3g": 3000000000,
+		"3gb": 3 << 30, "3GB": 3 << 30,
+	}
+	for in, want := range tests {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "kb", "1tb", "1.5mb", "mb1", "1 mb", "-", "99999999999gb"} {
+		if got, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) = %d; want error", bad, got)
+		}
+	}
+	c := Default()
+	if err := c.Set("leveldb-block-cache-size", []string{"1G"}); err != nil || c.LevelDBBlockCacheSize != 1e9 {
+		t.Errorf("block cache = %d, %v", c.LevelDBBlockCacheSize, err)
+	}
+	if err := c.Set("leveldb-write-buffer-size", []string{"8mb"}); err != nil || c.LevelDBWriteBufferSize != 8<<20 {
+		t.Errorf("write buffer = %d, %v", c.LevelDBWriteBufferSize, err)
+	}
+	if err := c.Set("proto-max-bulk-len", []string{"1mb"}); err != nil || c.ProtoMaxBulkLen != 1<<20 {
+		t.Errorf("proto-max-bulk-len = %d, %v", c.ProtoMaxBulkLen, err)
+	}
+	if err := c.Set("proto-max-bulk-len", []string{"1m"}); err == nil {
+		t.Error("proto-max-bulk-len 1m (below 1mb) accepted")
+	}
+	if err := c.Set("leveldb-block-cache-size", []string{"-1"}); err == nil {
+		t.Error("negative size accepted")
+	}
+}
+
+// samples holds a non-default value for every directive, as CONFIG SET args.
+var samples = map[string][]string{
+	"bind":                      {"0.0.0.0", "::1"},
+	"port":                      {"7777"},
+	"dir":                       {"/srv/strata data"},
+	"databases":                 {"32"},
+	"loglevel":                  {"debug"},
+	"logfile":                   {"/var/log/strata.log"},
+	"requirepass":               {"s3cret pass"},
+	"maxclients":                {"50"},
+	"timeout":                   {"60"},
+	"tcp-keepalive":             {"0"},
+	"proto-max-bulk-len":        {"2mb"},
+	"client-query-buffer-limit": {"2gb"},
+	"appendfsync":               {"always"},
+	"metrics-addr":              {"[::1]:9000"},
+	"leveldb-block-size":        {"16kb"},
+	"leveldb-write-buffer-size": {"4mb"},
+	"leveldb-block-cache-size":  {"0"},
+	"leveldb-compression":       {"none"},
+	"leveldb-max-open-files":    {"500"},
+	"leveldb-bloom-bits":        {"0"},
+	"hz":                        {"500"},
+}
+
+func TestGetSetRoundTrip(t *testing.T) {
+	for _, d := range Directives() {
+		args, ok := samples[d.Name]
+		if !ok {
+			t.Errorf("no sample value for directive %q", d.Name)
+			continue
+		}
+		c := Default()
+		before, _ := c.Get(d.Name)
+		if err := c.Set(strings.ToUpper(d.Name), args); err != nil {
+			t.Errorf("Set(%q, %q): %v", d.Name, args, err)
+			continue
+		}
+		got, ok := c.Get(strings.ToUpper(d.Name))
+		if !ok || got == before {
+			t.Errorf("Get(%q) = %q, %v after Set; still the default %q", d.Name, got, ok, before)
+		}
+		// CONFIG SET with the CONFIG GET text gives back the same config.
+		c2 := Default()
+		if err := c2.Set(d.Name, []string{got}); err != nil {
+			t.Errorf("Set(%q, %q) from Get: %v", d.Name, got, err)
+		}
+		if !reflect.DeepEqual(c, c2) {
+			t.Errorf("%s: round trip through %q differs:\n%+v\n%+v", d.Name, got, c, c2)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: Validate: %v", d.Name, err)
+		}
+	}
+	if _, ok := Default().Get("nosuch"); ok {
+		t.Error("Get of unknown directive reported ok")
+	}
+	c := Default()
+	if err := c.Set("nosuch", []string{"1"}); err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("Set unknown: %v", err)
+	}
+	if err := c.Set("port", []string{"70000"}); err == nil || c.Port != 6380 {
+		t.Errorf("Set port 70000: err %v, port %d", err, c.Port)
+	}
+	if err := c.Set("bind", []string{"  "}); err == nil || len(c.Bind) != 1 {
+		t.Errorf("Set empty bind: err %v, bind %q", err, c.Bind)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	c := Default()
+	c.Port = 70000
+	c.LogLevel = "NOTICE"
+	c.Bind = nil
+	c.ClientQueryBufferLimit = 2 << 20
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{`"port"`, `"loglevel"`, `"bind"`, "proto-max-bulk-len"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Validate error %q does not mention %s", err, w)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	u := Usage()
+	if !strings.HasPrefix(u, "Usage: strata [/path/to/strata.conf] [--directive value ...]\n") {
+		t.Errorf("usage line missing:\n%s", u)
+	}
+	col := -1
+	for _, d := range Directives() {
+		var line string
+		for _, l := range strings.Split(u, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == d.Name {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Errorf("Usage does not list %q", d.Name)
+			continue
+		}
+		if !strings.Contains(line, showDefault(d.Default)) || !strings.HasSuffix(line, d.Help) {
+			t.Errorf("Usage line for %q lacks default or help: %q", d.Name, line)
+		}
+		// Help texts start in the same column.
+		if c := strings.Index(line, d.Help); col == -1 {
+			col = c
+		} else if c != col {
+			t.Errorf("help for %q starts at column %d, want %d", d.Name, c, col)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package server accepts RESP connections, keeps per-client state and feeds every command
+// through the dispatcher of package commands.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/storage"
+)
+
+// Version is Strata's release version.
+const Version = "0.1.0"
+
+// Server is a running Strata instance.
+type Server struct {
+	cfg   *config.Config
+	log   *slog.Logger
+	store *storage.Store
+	rs    *redcon.Server
+	ln    net.Listener
+	done  chan error
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	clients map[int64]*client
+	stats   stats
+}
+
+type stats struct {
+	netIn, netOut     atomic.Int64
+	connections       atomic.Int64
+	rejected          atomic.Int64
+	commandsProcessed atomic.Int64
+}
+
+// client is one connection's state.
+type client struct {
+	commands.Client
+	conn redcon.Conn
+	w    commands.Writer
+	ctx  commands.Ctx
+}
+
+// New opens the storage in cfg.Dir and prepares a server; Start begins listening.
+func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cache := cfg.LevelDBBlockCacheSize
+	if cache == 0 {
+		cache = -1 // goleveldb reads 0 as "default size"; -1 means no cache
+	}
+	st, err := storage.Open(storage.Options{
+		Dir:            cfg.Dir,
+		Databases:      cfg.Databases,
+		BlockSize:      cfg.LevelDBBlockSize,
+		WriteBuffer:    cfg.LevelDBWriteBufferSize,
+		BlockCache:     cache,
+		Compression:    cfg.LevelDBCompression,
+		MaxOpenFiles:   cfg.LevelDBMaxOpenFiles,
+		BloomBits:      cfg.LevelDBBloomBits,
+		Sync:           cfg.AppendFsync == "always",
+		ActiveExpireHz: cfg.ActiveExpireHz,
+		Logger:         logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{}}, nil
+}
+
+// Config returns the server's configuration.
+func (s *Server) Config() *config.Config { return s.cfg }
+
+// Store returns the server's storage.
+func (s *Server) Store() *storage.Store { return s.store }
+
+// Start listens on the first bind address and serves clients in the background.
+func (s *Server) Start() error {
+	addr := net.JoinHostPort(s.cfg.Bind[0], strconv.Itoa(s.cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.store.Close()
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	s.ln = &guardListener{Listener: ln, srv: s}
+	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
+	s.done = make(chan error, 1)
+	go func() { s.done <- s.rs.Serve(s.ln) }()
+	return nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Wait blocks until the listener stops and returns its error.
+func (s *Server) Wait() error { return <-s.done }
+
+// Close stops accepting, disconnects clients and closes the storage.
+func (s *Server) Close() error {
+	var err error
+	if s.rs != nil {
+		err = s.rs.Close()
+		<-s.done
+		s.done <- nil
+	}
+	if cerr := s.store.Close(); err == nil || errors.Is(err, net.ErrClosed) {
+		err = cerr
+	}
+	return err
+}
+
+// guardListener wraps accepted connections in guardConn.
+type guardListener struct {
+	net.Listener
+	srv *Server
+}
+
+func (l *guardListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &guardConn{Conn: c, maxBulk: l.srv.cfg.ProtoMaxBulkLen, srv: l.srv}, nil
+}
+
+func (s *Server) accept(conn redcon.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.clients) >= s.cfg.MaxClients {
+		s.stats.rejected.Add(1)
+		conn.WriteError("ERR max number of clients reached")
+		redcon.BaseWriter(conn).Flush()
+		return false
+	}
+	c := &client{conn: conn}
+	c.ID = s.nextID.Add(1)
+	c.Proto = 2
+	c.Addr = conn.RemoteAddr()
+	c.Authed = s.cfg.RequirePass == ""
+	c.w.Proto = 2
+	s.clients[c.ID] = c
+	conn.SetContext(c)
+	s.stats.connections.Add(1)
+	return true
+}
+
+func (s *Server) closed(conn redcon.Conn, err error) {
+	c, ok := conn.Context().(*client)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	delete(s.clients, c.ID)
+	s.mu.Unlock()
+}
+
+// handle runs one command for a connection.
+func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
+	c := conn.Context().(*client)
+	ctx := &c.ctx
+	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s}
+	c.w.Proto = c.Proto
+	commands.Dispatch(ctx, s.cfg.RequirePass != "")
+	s.stats.commandsProcessed.Add(1)
+	conn.WriteRaw(c.w.Bytes())
+	c.w.Reset()
+	if c.Quit {
+		conn.Close()
+	}
+}

@@ -1,0 +1,212 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// Record tags: the first byte of every LevelDB key.
+const (
+	tagSystem  = '!'
+	tagMeta    = 'm'
+	tagData    = 'd'
+	tagExpire  = 'e'
+	tagGarbage = 'g'
+)
+
+// FormatVersion is the on-disk layout version written on first open.
+const FormatVersion = 1
+
+// metaVersion is the version byte at the head of every metadata value.
+const metaVersion = 1
+
+// Type is the Redis type of a key. The numbers are stored on disk and never change.
+type Type byte
+
+// The types a key can hold.
+const (
+	TypeNone   Type = 0
+	TypeString Type = 1
+	TypeList   Type = 2
+	TypeHash   Type = 3
+	TypeSet    Type = 4
+	TypeZSet   Type = 5
+)
+
+// String returns the name TYPE answers for t.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeList:
+		return "list"
+	case TypeHash:
+		return "hash"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	}
+	return "none"
+}
+
+// IsCollection reports whether values of type t live in sub-keys under an object ID.
+func (t Type) IsCollection() bool { return t >= TypeList && t <= TypeZSet }
+
+// ListMiddle is where a new list's head and tail counters start.
+const ListMiddle = uint64(1) << 62
+
+// Meta is the decoded metadata record of one user key.
+type Meta struct {
+	Type   Type
+	Expire int64 // unix milliseconds, 0 for none
+
+	// Value is a string's value. It may point into a buffer the caller does not own.
+	Value []byte
+
+	// ID, Size, Head and Tail describe a collection. Head and Tail are used by lists only:
+	// elements occupy indexes [Head, Tail).
+	ID   uint64
+	Size uint64
+	Head uint64
+	Tail uint64
+}
+
+var errCorrupt = errors.New("storage: corrupt record")
+
+const metaHeader = 1 + 1 + 8 // version, type, expire
+
+// encodeMeta appends the metadata encoding of m to dst.
+func encodeMeta(dst []byte, m *Meta) []byte {
+	dst = append(dst, metaVersion, byte(m.Type))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(m.Expire))
+	switch {
+	case m.Type == TypeString:
+		dst = append(dst, m.Value...)
+	case m.Type == TypeList:
+		dst = binary.BigEndian.AppendUint64(dst, m.ID)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+		dst = binary.BigEndian.AppendUint64(dst, m.Head)
+		dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+	default:
+		dst = binary.BigEndian.AppendUint64(dst, m.ID)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+	}
+	return dst
+}
+
+// decodeMeta decodes a metadata value. A string's Value aliases b.
+func decodeMeta(b []byte, m *Meta) error {
+	if len(b) < metaHeader || b[0] != metaVersion {
+		return errCorrupt
+	}
+	*m = Meta{Type: Type(b[1]), Expire: int64(binary.BigEndian.Uint64(b[2:10]))}
+	rest := b[metaHeader:]
+	switch {
+	case m.Type == TypeString:
+		m.Value = rest
+	case m.Type == TypeList:
+		if len(rest) != 32 {
+			return errCorrupt
+		}
+		m.ID = binary.BigEndian.Uint64(rest)
+		m.Size = binary.BigEndian.Uint64(rest[8:])
+		m.Head = binary.BigEndian.Uint64(rest[16:])
+		m.Tail = binary.BigEndian.Uint64(rest[24:])
+	case m.Type.IsCollection():
+		if len(rest) != 16 {
+			return errCorrupt
+		}
+		m.ID = binary.BigEndian.Uint64(rest)
+		m.Size = binary.BigEndian.Uint64(rest[8:])
+	default:
+		return errCorrupt
+	}
+	return nil
+}
+
+// metaKey returns the LevelDB key of user key k in physical keyspace phys.
+func metaKey(dst []byte, phys uint32, k []byte) []byte {
+	dst = append(dst, tagMeta)
+	dst = binary.BigEndian.AppendUint32(dst, phys)
+	return append(dst, k...)
+}
+
+// metaPrefix returns the prefix shared by every metadata key of phys.
+func metaPrefix(phys uint32) []byte { return metaKey(nil, phys, nil) }
+
+// DataKey returns the LevelDB key of sub-key sub of collection id.
+func DataKey(dst []byte, id uint64, sub []byte) []byte {
+	dst = append(dst, tagData)
+	dst = binary.BigEndian.AppendUint64(dst, id)
+	return append(dst, sub...)
+}
+
+// DataPrefixLen is the length of the prefix DataKey puts before the sub-key.
+const DataPrefixLen = 9
+
+// expireKey returns the expiry-index key of user key k.
+func expireKey(dst []byte, at int64, phys uint32, k []byte) []byte {
+	dst = append(dst, tagExpire)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(at))
+	dst = binary.BigEndian.AppendUint32(dst, phys)
+	return append(dst, k...)
+}
+
+// decodeExpireKey splits an expiry-index key.
+func decodeExpireKey(b []byte) (at int64, phys uint32, k []byte, ok bool) {
+	if len(b) < 13 || b[0] != tagExpire {
+		return 0, 0, nil, false
+	}
+	return int64(binary.BigEndian.Uint64(b[1:9])), binary.BigEndian.Uint32(b[9:13]), b[13:], true
+}
+
+// Garbage kinds.
+const (
+	garbageObject = 1 // payload: object ID (8)
+	garbageDB     = 2 // payload: physical keyspace (4)
+)
+
+func garbageKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{tagGarbage}, seq)
+}
+
+// prefixEnd returns the smallest key greater than every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// EncodeScore returns 8 bytes whose byte order is the numeric order of f:
+// the IEEE-754 bits with the sign bit set for positives and all bits flipped for negatives.
+// -0 is stored as +0 so the two compare equal, as they do in Redis.
+func EncodeScore(dst []byte, f float64) []byte {
+	if f == 0 {
+		f = 0
+	}
+	u := math.Float64bits(f)
+	if u&(1<<63) != 0 {
+		u = ^u
+	} else {
+		u |= 1 << 63
+	}
+	return binary.BigEndian.AppendUint64(dst, u)
+}
+
+// DecodeScore inverts EncodeScore.
+func DecodeScore(b []byte) float64 {
+	u := binary.BigEndian.Uint64(b)
+	if u&(1<<63) != 0 {
+		u &^= 1 << 63
+	} else {
+		u = ^u
+	}
+	return math.Float64frombits(u)
+}

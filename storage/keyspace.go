@@ -1,0 +1,165 @@
+package storage
+
+import (
+	"encoding/binary"
+)
+
+// getMetaIn returns the metadata of key in phys as stored, expired or not.
+func (t *Txn) rawMeta(phys uint32, key []byte) (*Meta, error) {
+	t.buf = metaKey(t.buf[:0], phys, key)
+	v, ok, err := t.get(t.buf)
+	if err != nil || !ok {
+		return nil, err
+	}
+	m := new(Meta)
+	if err := decodeMeta(v, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
+// not exist or has expired. In a write transaction an expired key is deleted on the way.
+func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
+	phys := t.s.dbmap[db]
+	m, err := t.rawMeta(phys, key)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	if m.Expire != 0 && m.Expire <= t.now {
+		if t.write {
+			t.writeMeta(phys, key, m, nil)
+		}
+		return nil, nil
+	}
+	return m, nil
+}
+
+// GetMeta is GetMetaIn for t's database.
+func (t *Txn) GetMeta(key []byte) (*Meta, error) { return t.GetMetaIn(t.db, key) }
+
+// GetMetaOf returns key's metadata if it holds type want, nil if it does not exist, and
+// ErrWrongType if it holds another type.
+func (t *Txn) GetMetaOf(key []byte, want Type) (*Meta, error) {
+	m, err := t.GetMeta(key)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	if m.Type != want {
+		return nil, ErrWrongType
+	}
+	return m, nil
+}
+
+// PutMetaIn stores m as key's metadata in db, keeping the expiry index, the key counters and the
+// garbage queue in step with whatever the key held before.
+func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
+	phys := t.s.dbmap[db]
+	old, err := t.rawMeta(phys, key)
+	if err != nil {
+		return err
+	}
+	t.writeMeta(phys, key, old, m)
+	return nil
+}
+
+// PutMeta is PutMetaIn for t's database.
+func (t *Txn) PutMeta(key []byte, m *Meta) error { return t.PutMetaIn(t.db, key, m) }
+
+// DeleteIn deletes key from db and reports whether a live key was there.
+func (t *Txn) DeleteIn(db int, key []byte) (bool, error) {
+	phys := t.s.dbmap[db]
+	old, err := t.rawMeta(phys, key)
+	if err != nil || old == nil {
+		return false, err
+	}
+	t.writeMeta(phys, key, old, nil)
+	return old.Expire == 0 || old.Expire > t.now, nil
+}
+
+// Delete is DeleteIn for t's database.
+func (t *Txn) Delete(key []byte) (bool, error) { return t.DeleteIn(t.db, key) }
+
+// writeMeta replaces old (nil: absent) with m (nil: delete) for key in phys.
+func (t *Txn) writeMeta(phys uint32, key []byte, old, m *Meta) {
+	var dk, dx int64
+	if old != nil {
+		dk--
+		if old.Expire != 0 {
+			dx--
+			t.del(expireKey(nil, old.Expire, phys, key))
+		}
+		if old.Type.IsCollection() && (m == nil || m.ID != old.ID) {
+			t.queueGarbage(garbageObject, old.ID)
+		}
+	}
+	mk := metaKey(nil, phys, key)
+	if m == nil {
+		t.del(mk)
+	} else {
+		dk++
+		if m.Expire != 0 {
+			dx++
+			t.put(expireKey(nil, m.Expire, phys, key), nil)
+		}
+		t.put(mk, encodeMeta(nil, m))
+	}
+	t.addDelta(phys, dk, dx)
+}
+
+// queueGarbage records an object ID or a physical keyspace for the collector.
+func (t *Txn) queueGarbage(kind byte, id uint64) {
+	seq, err := t.s.newID()
+	if err != nil {
+		return
+	}
+	v := []byte{metaVersion, kind}
+	v = binary.BigEndian.AppendUint64(v, id)
+	t.put(garbageKey(seq), v)
+	t.garbage = true
+}
+
+// NewID returns a fresh object ID for a new collection.
+func (t *Txn) NewID() (uint64, error) { return t.s.newID() }
+
+// Exists reports whether key is live in t's database.
+func (t *Txn) Exists(key []byte) (bool, error) {
+	m, err := t.GetMeta(key)
+	return m != nil, err
+}
+
+// FlushDB empties logical database db at once: it gets a fresh physical keyspace and the old
+// one is queued for the collector. t must be exclusive.
+func (t *Txn) FlushDB(db int) {
+	s := t.s
+	old := s.dbmap[db]
+	maxPhys := uint32(0)
+	for _, p := range s.dbmap {
+		maxPhys = max(maxPhys, p)
+	}
+	if v, err := s.db.Get([]byte("!physhigh"), nil); err == nil && len(v) == 4 {
+		maxPhys = max(maxPhys, binary.BigEndian.Uint32(v))
+	}
+	fresh := maxPhys + 1
+	t.put([]byte("!physhigh"), binary.BigEndian.AppendUint32(nil, fresh))
+	s.dbmap[db] = fresh
+	if db == t.db {
+		t.phys = fresh
+	}
+	t.put(sysDBMap, s.encodeDBMap())
+	s.counterMu.Lock()
+	t.del(counterKey('k', old))
+	t.del(counterKey('x', old))
+	delete(s.keys, old)
+	delete(s.expires, old)
+	s.counterMu.Unlock()
+	t.queueGarbage(garbageDB, uint64(old))
+}
+
+// SwapDB swaps logical databases a and b. t must be exclusive.
+func (t *Txn) SwapDB(a, b int) {
+	s := t.s
+	s.dbmap[a], s.dbmap[b] = s.dbmap[b], s.dbmap[a]
+	t.phys = s.dbmap[t.db]
+	t.put(sysDBMap, s.encodeDBMap())
+}

@@ -1,0 +1,267 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+const (
+	expireBatch     = 200                   // keys examined per expiry step
+	expireStepLimit = 25 * time.Millisecond // an expiry cycle keeps stepping while under this
+	reclaimBatch    = 1000                  // sub-keys deleted per collector write
+	reclaimPause    = time.Millisecond      // pause between collector writes
+	compactAfter    = 10000                 // compact an object's range after reclaiming this many sub-keys
+)
+
+// errStopping ends a collector pass early because the store is closing; the garbage record stays.
+var errStopping = errors.New("storage: closing")
+
+// expireLoop is the active expiry cycle. It runs ActiveExpireHz times a second (10 by default).
+// Each cycle walks the expiry index from its oldest entry up to now in steps of expireBatch keys,
+// and stops when nothing more is due or after expireStepLimit, so a burst of expiring keys is
+// spread over several cycles instead of holding up writers.
+func (s *Store) expireLoop() {
+	defer s.wg.Done()
+	hz := s.opts.ActiveExpireHz
+	if hz <= 0 {
+		hz = 10
+	}
+	for s.sleep(time.Second / time.Duration(hz)) {
+		start := time.Now()
+		for time.Since(start) < expireStepLimit {
+			n, err := s.ExpireStep(expireBatch)
+			if err != nil {
+				s.log.Warn("active expiry", "err", err)
+				break
+			}
+			if n < expireBatch {
+				break
+			}
+		}
+	}
+}
+
+// ExpireStep deletes up to max keys whose expiry time has passed and returns how many index
+// entries it examined.
+func (s *Store) ExpireStep(max int) (int, error) {
+	now := time.Now().UnixMilli()
+	limit := expireKey(nil, now+1, 0, nil)
+	it := s.db.NewIterator(&util.Range{Start: []byte{tagExpire}, Limit: limit}, nil)
+	type due struct {
+		phys uint32
+		key  []byte
+		raw  []byte
+	}
+	var list []due
+	for it.Next() && len(list) < max {
+		_, phys, k, ok := decodeExpireKey(it.Key())
+		if !ok {
+			continue
+		}
+		list = append(list, due{phys, append([]byte(nil), k...), append([]byte(nil), it.Key()...)})
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		return 0, err
+	}
+	for _, d := range list {
+		db := s.logicalDB(d.phys)
+		if db < 0 {
+			// The database was flushed; the collector owns its keys.
+			if err := s.db.Delete(d.raw, nil); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		t := s.Begin(db, [][]byte{d.key}, true)
+		m, err := t.rawMeta(t.phys, d.key)
+		if err == nil && m != nil && m.Expire != 0 && m.Expire <= t.now {
+			t.writeMeta(t.phys, d.key, m, nil)
+			s.Stats.ExpiredKeys.Add(1)
+		} else if err == nil && (m == nil || m.Expire == 0 || !bytesEqualExpire(d.raw, m.Expire)) {
+			// A stale index entry: the key was changed by a path that missed it.
+			t.del(d.raw)
+		}
+		if err == nil {
+			err = t.Commit()
+		} else {
+			t.Abort()
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return len(list), nil
+}
+
+func bytesEqualExpire(raw []byte, at int64) bool {
+	return len(raw) >= 9 && int64(binary.BigEndian.Uint64(raw[1:9])) == at
+}
+
+// logicalDB returns the logical database that maps to phys, or -1.
+func (s *Store) logicalDB(phys uint32) int {
+	s.global.RLock()
+	defer s.global.RUnlock()
+	for i, p := range s.dbmap {
+		if p == phys {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Store) wakeCollector() {
+	select {
+	case s.gcWake <- struct{}{}:
+	default:
+	}
+}
+
+// collectLoop is the garbage collector. It wakes when a commit queues garbage and at least once
+// a second, and drains the garbage queue in writes of reclaimBatch sub-keys with a pause of
+// reclaimPause between them, so reclaiming a huge collection never holds up client writes.
+func (s *Store) collectLoop() {
+	defer s.wg.Done()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.gcWake:
+		case <-tick.C:
+		}
+		if _, err := s.Collect(); err != nil {
+			s.log.Warn("garbage collection", "err", err)
+		}
+	}
+}
+
+// Collect drains the garbage queue and returns the number of records it deleted.
+func (s *Store) Collect() (int64, error) {
+	var total int64
+	for {
+		it := s.db.NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
+		var keys, vals [][]byte
+		for it.Next() && len(keys) < 64 {
+			keys = append(keys, append([]byte(nil), it.Key()...))
+			vals = append(vals, append([]byte(nil), it.Value()...))
+		}
+		it.Release()
+		if err := it.Error(); err != nil {
+			return total, err
+		}
+		if len(keys) == 0 {
+			s.Stats.GarbagePending.Store(0)
+			return total, nil
+		}
+		s.Stats.GarbagePending.Store(int64(len(keys)))
+		for i, gk := range keys {
+			v := vals[i]
+			var n int64
+			var err error
+			switch {
+			case len(v) == 10 && v[1] == garbageObject:
+				n, err = s.reclaimRange(DataKey(nil, binary.BigEndian.Uint64(v[2:]), nil))
+			case len(v) == 10 && v[1] == garbageDB:
+				n, err = s.reclaimDB(uint32(binary.BigEndian.Uint64(v[2:])))
+			}
+			total += n
+			if err == errStopping {
+				return total, nil
+			}
+			if err != nil {
+				return total, err
+			}
+			if err := s.db.Delete(gk, nil); err != nil {
+				return total, err
+			}
+			select {
+			case <-s.stop:
+				return total, nil
+			default:
+			}
+		}
+	}
+}
+
+// reclaimRange deletes every key with prefix p in bounded batches.
+func (s *Store) reclaimRange(p []byte) (int64, error) {
+	var total int64
+	r := util.BytesPrefix(p)
+	for {
+		it := s.db.NewIterator(r, nil)
+		var b leveldb.Batch
+		for b.Len() < reclaimBatch && it.Next() {
+			b.Delete(it.Key())
+		}
+		it.Release()
+		if err := it.Error(); err != nil {
+			return total, err
+		}
+		if b.Len() == 0 {
+			break
+		}
+		if err := s.db.Write(&b, nil); err != nil {
+			return total, err
+		}
+		total += int64(b.Len())
+		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
+		if !s.sleep(reclaimPause) {
+			return total, errStopping
+		}
+	}
+	if total >= compactAfter {
+		if err := s.db.CompactRange(*r); err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// reclaimDB deletes every key of a flushed physical keyspace, collections included.
+func (s *Store) reclaimDB(phys uint32) (int64, error) {
+	var total int64
+	r := util.BytesPrefix(metaPrefix(phys))
+	for {
+		it := s.db.NewIterator(r, nil)
+		var b leveldb.Batch
+		var ids []uint64
+		for b.Len() < reclaimBatch && it.Next() {
+			var m Meta
+			if decodeMeta(it.Value(), &m) == nil && m.Type.IsCollection() {
+				ids = append(ids, m.ID)
+			}
+			b.Delete(it.Key())
+		}
+		it.Release()
+		if err := it.Error(); err != nil {
+			return total, err
+		}
+		if b.Len() == 0 {
+			break
+		}
+		for _, id := range ids {
+			n, err := s.reclaimRange(DataKey(nil, id, nil))
+			if err != nil {
+				return total, err
+			}
+			total += n
+		}
+		if err := s.db.Write(&b, nil); err != nil {
+			return total, err
+		}
+		total += int64(b.Len())
+		if !s.sleep(reclaimPause) {
+			return total, errStopping
+		}
+	}
+	if total >= compactAfter {
+		return total, s.db.CompactRange(*r)
+	}
+	return total, nil
+}

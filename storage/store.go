@@ -1,0 +1,261 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// Options configures a Store.
+type Options struct {
+	Dir             string
+	Databases       int
+	BlockSize       int
+	WriteBuffer     int
+	BlockCache      int64
+	Compression     string // "none" or "snappy"
+	MaxOpenFiles    int
+	BloomBits       int
+	Sync            bool // sync every commit (appendfsync always)
+	ActiveExpireHz  int
+	Logger          *slog.Logger
+	DisableBackgrnd bool // tests only: no expiry cycle or collector
+}
+
+// Store is an open Strata database.
+type Store struct {
+	db     *leveldb.DB
+	opts   Options
+	log    *slog.Logger
+	wo     *opt.WriteOptions
+	locks  lockTable
+	global sync.RWMutex // held shared by every Txn, exclusively by database-wide operations
+
+	dbmap []uint32 // logical database -> physical keyspace; changed only under global
+
+	counterMu sync.Mutex
+	keys      map[uint32]int64 // per physical keyspace
+	expires   map[uint32]int64
+
+	idMu   sync.Mutex
+	nextID uint64
+	idHigh uint64
+
+	gcWake    chan struct{}
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	Stats     Stats
+	closeOnce sync.Once
+}
+
+// Stats counts background work; fields are updated atomically.
+type Stats struct {
+	ExpiredKeys    atomic.Int64
+	ReclaimedKeys  atomic.Int64
+	GarbagePending atomic.Int64
+}
+
+// ErrUnknownFormat means the data directory was written by an incompatible layout version.
+var ErrUnknownFormat = errors.New("storage: unknown data format version")
+
+var (
+	sysFormat = []byte("!format")
+	sysIDHigh = []byte("!idhigh")
+	sysDBMap  = []byte("!dbmap")
+)
+
+func counterKey(kind byte, phys uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{tagSystem, 'c', kind}, phys)
+}
+
+const idBlock = 1 << 16
+
+// Open opens or creates the database in o.Dir.
+func Open(o Options) (*Store, error) {
+	if o.Databases <= 0 {
+		o.Databases = 16
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	lo := &opt.Options{
+		BlockSize:              o.BlockSize,
+		WriteBuffer:            o.WriteBuffer,
+		BlockCacheCapacity:     int(o.BlockCache),
+		OpenFilesCacheCapacity: o.MaxOpenFiles,
+	}
+	if o.Compression == "none" {
+		lo.Compression = opt.NoCompression
+	} else {
+		lo.Compression = opt.SnappyCompression
+	}
+	if o.BloomBits > 0 {
+		lo.Filter = filter.NewBloomFilter(o.BloomBits)
+	}
+	db, err := leveldb.OpenFile(o.Dir, lo)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+	}
+	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Sync},
+		keys: map[uint32]int64{}, expires: map[uint32]int64{},
+		gcWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !o.DisableBackgrnd {
+		s.wg.Add(2)
+		go s.expireLoop()
+		go s.collectLoop()
+	}
+	return s, nil
+}
+
+// load reads or writes the system records.
+func (s *Store) load() error {
+	v, err := s.db.Get(sysFormat, nil)
+	switch {
+	case err == leveldb.ErrNotFound:
+		empty, err := s.isEmpty()
+		if err != nil {
+			return err
+		}
+		if !empty {
+			return fmt.Errorf("%w: data directory %s has records but no format version", ErrUnknownFormat, s.opts.Dir)
+		}
+		if err := s.db.Put(sysFormat, []byte(strconv.Itoa(FormatVersion)), &opt.WriteOptions{Sync: true}); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	case string(v) != strconv.Itoa(FormatVersion):
+		return fmt.Errorf("%w: data directory %s has format %q, this build reads %d", ErrUnknownFormat, s.opts.Dir, v, FormatVersion)
+	}
+	if v, err := s.db.Get(sysIDHigh, nil); err == nil && len(v) == 8 {
+		s.nextID = binary.BigEndian.Uint64(v)
+	}
+	s.nextID++
+	s.idHigh = s.nextID
+	if v, err := s.db.Get(sysDBMap, nil); err == nil {
+		for i := 0; i+4 <= len(v); i += 4 {
+			s.dbmap = append(s.dbmap, binary.BigEndian.Uint32(v[i:]))
+		}
+	}
+	maxPhys := uint32(0)
+	for _, p := range s.dbmap {
+		maxPhys = max(maxPhys, p)
+	}
+	for len(s.dbmap) < s.opts.Databases {
+		maxPhys++
+		s.dbmap = append(s.dbmap, maxPhys)
+	}
+	s.dbmap = s.dbmap[:s.opts.Databases]
+	if err := s.db.Put(sysDBMap, s.encodeDBMap(), nil); err != nil {
+		return err
+	}
+	for _, p := range s.dbmap {
+		s.keys[p] = s.readCounter('k', p)
+		s.expires[p] = s.readCounter('x', p)
+	}
+	return nil
+}
+
+func (s *Store) isEmpty() (bool, error) {
+	it := s.db.NewIterator(nil, nil)
+	defer it.Release()
+	return !it.First(), it.Error()
+}
+
+func (s *Store) readCounter(kind byte, phys uint32) int64 {
+	v, err := s.db.Get(counterKey(kind, phys), nil)
+	if err != nil || len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
+}
+
+func (s *Store) encodeDBMap() []byte {
+	b := make([]byte, 0, 4*len(s.dbmap))
+	for _, p := range s.dbmap {
+		b = binary.BigEndian.AppendUint32(b, p)
+	}
+	return b
+}
+
+// newID returns a fresh object ID. IDs are reserved on disk in blocks, so a crash never reuses one.
+func (s *Store) newID() (uint64, error) {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	if s.nextID >= s.idHigh {
+		high := s.nextID + idBlock
+		if err := s.db.Put(sysIDHigh, binary.BigEndian.AppendUint64(nil, high), &opt.WriteOptions{Sync: true}); err != nil {
+			return 0, err
+		}
+		s.idHigh = high
+	}
+	id := s.nextID
+	s.nextID++
+	return id, nil
+}
+
+// Databases returns the number of logical databases.
+func (s *Store) Databases() int { return len(s.dbmap) }
+
+// DBSize returns the number of keys in logical database db, counting keys that have
+// expired but are not yet reclaimed, as Redis does.
+func (s *Store) DBSize(db int) int64 {
+	s.global.RLock()
+	defer s.global.RUnlock()
+	s.counterMu.Lock()
+	defer s.counterMu.Unlock()
+	return s.keys[s.dbmap[db]]
+}
+
+// KeyCounts returns the number of keys and of keys with an expiry in db.
+func (s *Store) KeyCounts(db int) (keys, expires int64) {
+	s.global.RLock()
+	defer s.global.RUnlock()
+	s.counterMu.Lock()
+	defer s.counterMu.Unlock()
+	p := s.dbmap[db]
+	return s.keys[p], s.expires[p]
+}
+
+// LevelDB returns the underlying database, for statistics and maintenance.
+func (s *Store) LevelDB() *leveldb.DB { return s.db }
+
+// CompactAll compacts the whole key range.
+func (s *Store) CompactAll() error { return s.db.CompactRange(util.Range{}) }
+
+// Close stops background work and closes the database.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.wg.Wait()
+		err = s.db.Close()
+	})
+	return err
+}
+
+// sleep waits for d or until the store closes; it reports false on close.
+func (s *Store) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,26 @@
+package storage
+
+// GetString returns the value of a string key, whether it exists, and ErrWrongType for
+// another type. The value must not be modified.
+func (t *Txn) GetString(key []byte) ([]byte, bool, error) {
+	m, err := t.GetMetaOf(key, TypeString)
+	if err != nil || m == nil {
+		return nil, false, err
+	}
+	return m.Value, true, nil
+}
+
+// SetString stores a string value with expiry (unix ms, 0 for none), replacing any value of
+// any type.
+func (t *Txn) SetString(key, value []byte, expire int64) error {
+	return t.PutMeta(key, &Meta{Type: TypeString, Expire: expire, Value: value})
+}
+
+// KeepExpire returns the expiry of key if it is live, else 0.
+func (t *Txn) KeepExpire(key []byte) (int64, error) {
+	m, err := t.GetMeta(key)
+	if err != nil || m == nil {
+		return 0, err
+	}
+	return m.Expire, nil
+}

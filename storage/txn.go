@@ -1,0 +1,306 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/comparer"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
+	"github.com/syndtr/goleveldb/leveldb/memdb"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// ErrWrongType is returned when a key holds a value of another type than the command needs.
+var ErrWrongType = errors.New("storage: wrong type")
+
+// Txn is one command's view of the store: the locks of its keys, an overlay of its own pending
+// writes, and the batch that Commit writes. A Txn is used by one goroutine.
+type Txn struct {
+	s         *Store
+	db        int
+	phys      uint32
+	write     bool
+	exclusive bool
+	now       int64
+	stripes   []uint16
+
+	batch   leveldb.Batch
+	over    *memdb.DB // pending writes: value prefixed by opPut, or opDel alone
+	deltas  []counterDelta
+	garbage bool
+	buf     []byte
+	done    bool
+}
+
+type counterDelta struct {
+	phys          uint32
+	keys, expires int64
+}
+
+const (
+	opPut = 1
+	opDel = 2
+)
+
+var txnPool = sync.Pool{New: func() any { return new(Txn) }}
+
+// Begin starts a transaction on logical database db that locks keys, for writing when write is set.
+func (s *Store) Begin(db int, keys [][]byte, write bool) *Txn {
+	s.global.RLock()
+	t := txnPool.Get().(*Txn)
+	t.s, t.db, t.write, t.exclusive = s, db, write, false
+	t.phys = s.dbmap[db]
+	t.now = time.Now().UnixMilli()
+	t.stripes = t.stripes[:0]
+	for _, k := range keys {
+		t.stripes = append(t.stripes, stripeOf(t.phys, k))
+	}
+	t.stripes = s.locks.lock(t.stripes, write)
+	return t
+}
+
+// BeginExclusive starts a write transaction that excludes every other transaction, for
+// operations that span databases (FLUSHALL, SWAPDB, MOVE).
+func (s *Store) BeginExclusive(db int) *Txn {
+	s.global.Lock()
+	t := txnPool.Get().(*Txn)
+	t.s, t.db, t.write, t.exclusive = s, db, true, true
+	t.phys = s.dbmap[db]
+	t.now = time.Now().UnixMilli()
+	t.stripes = t.stripes[:0]
+	return t
+}
+
+// DB returns the logical database of t.
+func (t *Txn) DB() int { return t.db }
+
+// Now returns the time, in unix milliseconds, against which t checks expiry.
+func (t *Txn) Now() int64 { return t.now }
+
+// Abort releases t without writing anything.
+func (t *Txn) Abort() { t.release() }
+
+// Commit writes t's batch and releases t. After Commit or Abort, t must not be used.
+func (t *Txn) Commit() error {
+	if t.done {
+		return nil
+	}
+	defer t.release()
+	if t.batch.Len() == 0 {
+		return nil
+	}
+	s := t.s
+	var err error
+	if len(t.deltas) > 0 {
+		s.counterMu.Lock()
+		for _, d := range t.deltas {
+			s.keys[d.phys] += d.keys
+			s.expires[d.phys] += d.expires
+			t.batch.Put(counterKey('k', d.phys), binary.BigEndian.AppendUint64(nil, uint64(s.keys[d.phys])))
+			t.batch.Put(counterKey('x', d.phys), binary.BigEndian.AppendUint64(nil, uint64(s.expires[d.phys])))
+		}
+		err = s.db.Write(&t.batch, s.wo)
+		if err != nil {
+			for _, d := range t.deltas {
+				s.keys[d.phys] -= d.keys
+				s.expires[d.phys] -= d.expires
+			}
+		}
+		s.counterMu.Unlock()
+	} else {
+		err = s.db.Write(&t.batch, s.wo)
+	}
+	if err == nil && t.garbage {
+		s.wakeCollector()
+	}
+	return err
+}
+
+func (t *Txn) release() {
+	if t.done {
+		return
+	}
+	if t.exclusive {
+		t.s.global.Unlock()
+	} else {
+		t.s.locks.unlock(t.stripes, t.write)
+		t.s.global.RUnlock()
+	}
+	t.batch.Reset()
+	if t.over != nil {
+		t.over.Reset()
+	}
+	t.deltas = t.deltas[:0]
+	t.garbage = false
+	t.s = nil
+	txnPool.Put(t)
+}
+
+func (t *Txn) addDelta(phys uint32, keys, expires int64) {
+	if keys == 0 && expires == 0 {
+		return
+	}
+	for i := range t.deltas {
+		if t.deltas[i].phys == phys {
+			t.deltas[i].keys += keys
+			t.deltas[i].expires += expires
+			return
+		}
+	}
+	t.deltas = append(t.deltas, counterDelta{phys, keys, expires})
+}
+
+// get reads k through the overlay. The result must not be modified.
+func (t *Txn) get(k []byte) ([]byte, bool, error) {
+	if t.over != nil {
+		if v, err := t.over.Get(k); err == nil {
+			if v[0] == opDel {
+				return nil, false, nil
+			}
+			return v[1:], true, nil
+		}
+	}
+	v, err := t.s.db.Get(k, nil)
+	if err == leveldb.ErrNotFound {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+func (t *Txn) overlay() *memdb.DB {
+	if t.over == nil {
+		t.over = memdb.New(comparer.DefaultComparer, 4096)
+	}
+	return t.over
+}
+
+// put stages k=v.
+func (t *Txn) put(k, v []byte) {
+	t.batch.Put(k, v)
+	t.buf = append(append(t.buf[:0], opPut), v...)
+	t.overlay().Put(k, t.buf)
+}
+
+// del stages the deletion of k.
+func (t *Txn) del(k []byte) {
+	t.batch.Delete(k)
+	t.overlay().Put(k, []byte{opDel})
+}
+
+// GetData reads a collection sub-key built by DataKey.
+func (t *Txn) GetData(k []byte) ([]byte, bool, error) { return t.get(k) }
+
+// PutData stages a collection sub-key.
+func (t *Txn) PutData(k, v []byte) { t.put(k, v) }
+
+// DeleteData stages the deletion of a collection sub-key.
+func (t *Txn) DeleteData(k []byte) { t.del(k) }
+
+// Iter walks [start, limit) in one direction, merging t's pending writes over the database.
+// Key and Value are valid until the next call to Next.
+type Iter struct {
+	base, over iterator.Iterator
+	reverse    bool
+	bOK, oOK   bool
+	pendB      bool // advance base before the next step
+	pendO      bool
+	key, val   []byte
+}
+
+// Iterate returns an iterator over [start, limit); limit nil means no upper bound.
+func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
+	r := &util.Range{Start: start, Limit: limit}
+	it := &Iter{base: t.s.db.NewIterator(r, nil), reverse: reverse}
+	if t.over != nil && t.over.Len() > 0 {
+		it.over = t.over.NewIterator(r)
+	}
+	if reverse {
+		it.bOK = it.base.Last()
+		if it.over != nil {
+			it.oOK = it.over.Last()
+		}
+	} else {
+		it.bOK = it.base.First()
+		if it.over != nil {
+			it.oOK = it.over.First()
+		}
+	}
+	return it
+}
+
+func (it *Iter) advance(base bool) {
+	var i iterator.Iterator = it.over
+	if base {
+		i = it.base
+	}
+	ok := false
+	if it.reverse {
+		ok = i.Prev()
+	} else {
+		ok = i.Next()
+	}
+	if base {
+		it.bOK = ok
+	} else {
+		it.oOK = ok
+	}
+}
+
+// Next moves to the next entry and reports whether there is one.
+func (it *Iter) Next() bool {
+	if it.pendB {
+		it.advance(true)
+	}
+	if it.pendO {
+		it.advance(false)
+	}
+	it.pendB, it.pendO = false, false
+	for {
+		if !it.oOK {
+			if !it.bOK {
+				return false
+			}
+			it.key, it.val, it.pendB = it.base.Key(), it.base.Value(), true
+			return true
+		}
+		c := 1
+		if it.bOK {
+			c = bytes.Compare(it.base.Key(), it.over.Key())
+			if it.reverse {
+				c = -c
+			}
+		}
+		if c < 0 {
+			it.key, it.val, it.pendB = it.base.Key(), it.base.Value(), true
+			return true
+		}
+		if c == 0 {
+			it.advance(true)
+		}
+		if v := it.over.Value(); v[0] != opDel {
+			it.key, it.val, it.pendO = it.over.Key(), v[1:], true
+			return true
+		}
+		it.advance(false)
+	}
+}
+
+// Key returns the current LevelDB key.
+func (it *Iter) Key() []byte { return it.key }
+
+// Value returns the current value.
+func (it *Iter) Value() []byte { return it.val }
+
+// Close releases the iterator and returns its error, if any.
+func (it *Iter) Close() error {
+	err := it.base.Error()
+	it.base.Release()
+	if it.over != nil {
+		it.over.Release()
+	}
+	return err
+}
