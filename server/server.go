@@ -69,7 +69,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 		Compression:    cfg.LevelDBCompression,
 		MaxOpenFiles:   cfg.LevelDBMaxOpenFiles,
 		BloomBits:      cfg.LevelDBBloomBits,
-		Sync:           cfg.AppendFsync == "always",
+		Fsync:          cfg.AppendFsync,
 		ActiveExpireHz: cfg.ActiveExpireHz,
 		Logger:         logger,
 	})

@@ -26,7 +26,7 @@ type Options struct {
 	Compression     string // "none" or "snappy"
 	MaxOpenFiles    int
 	BloomBits       int
-	Sync            bool // sync every commit (appendfsync always)
+	Fsync           string // "always": sync every commit; "everysec": sync once a second; "no"
 	ActiveExpireHz  int
 	Logger          *slog.Logger
 	DisableBackgrnd bool // tests only: no expiry cycle or collector
@@ -51,6 +51,7 @@ type Store struct {
 	nextID uint64
 	idHigh uint64
 
+	unsynced  atomic.Bool // a commit happened since the last journal sync
 	gcWake    chan struct{}
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -106,7 +107,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
-	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Sync},
+	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Fsync == "always"},
 		keys: map[uint32]int64{}, expires: map[uint32]int64{},
 		gcWake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if err := s.load(); err != nil {
@@ -117,6 +118,10 @@ func Open(o Options) (*Store, error) {
 		s.wg.Add(2)
 		go s.expireLoop()
 		go s.collectLoop()
+	}
+	if o.Fsync == "everysec" {
+		s.wg.Add(1)
+		go s.syncLoop()
 	}
 	return s, nil
 }
@@ -257,5 +262,21 @@ func (s *Store) sleep(d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+var sysSync = []byte("!sync")
+
+// syncLoop implements appendfsync everysec: once a second, if anything was committed since the
+// last sync, it writes a tiny record with Sync set, which flushes the whole journal to stable
+// storage. At most about one second of acknowledged writes can be lost in a crash.
+func (s *Store) syncLoop() {
+	defer s.wg.Done()
+	for s.sleep(time.Second) {
+		if s.unsynced.Swap(false) {
+			if err := s.db.Put(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
+				s.log.Warn("journal sync", "err", err)
+			}
+		}
 	}
 }

@@ -114,6 +114,9 @@ func (t *Txn) Commit() error {
 	} else {
 		err = s.db.Write(&t.batch, s.wo)
 	}
+	if err == nil {
+		s.unsynced.Store(true)
+	}
 	if err == nil && t.garbage {
 		s.wakeCollector()
 	}
