@@ -56,6 +56,7 @@ type Store struct {
 	stop      chan struct{}
 	wg        sync.WaitGroup
 	Stats     Stats
+	backup    backupState
 	closeOnce sync.Once
 }
 
