@@ -35,6 +35,8 @@ type Config struct {
 	LevelDBMaxOpenFiles    int      // default 1000
 	LevelDBBloomBits       int      // default 10, 0 disables the bloom filter
 	ActiveExpireHz         int      // "hz", default 10, 1..500
+	BackupDir              string   // where BGSAVE writes its copy, default "./backup"
+	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -72,6 +74,8 @@ func Default() *Config {
 		LevelDBMaxOpenFiles:    1000,
 		LevelDBBloomBits:       10,
 		ActiveExpireHz:         10,
+		BackupDir:              "./backup",
+		MetricsPprof:           "no",
 	}
 }
 
@@ -160,6 +164,12 @@ var directives = []*directive{
 	{Directive: Directive{"hz", "10", "active key expiry cycles per second (1..500)"},
 		kind: kindInt, min: 1, max: 500,
 		field: func(c *Config) any { return &c.ActiveExpireHz }},
+	{Directive: Directive{"backup-dir", "./backup", "directory BGSAVE writes its point-in-time copy to"},
+		kind: kindString, check: nonEmpty,
+		field: func(c *Config) any { return &c.BackupDir }},
+	{Directive: Directive{"metrics-pprof", "no", "serve /debug/pprof on the metrics listener: yes or no"},
+		kind: kindEnum, values: []string{"yes", "no"},
+		field: func(c *Config) any { return &c.MetricsPprof }},
 }
 
 var byName = func() map[string]*directive {
