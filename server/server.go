@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/redcon"
 
@@ -29,6 +30,11 @@ type Server struct {
 	rs    *redcon.Server
 	ln    net.Listener
 	done  chan error
+
+	inflight atomic.Int64  // commands running now
+	closing  chan struct{} // closed when the server starts to stop
+	stopReq  chan struct{} // closed by SHUTDOWN
+	stopOnce sync.Once
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -76,7 +82,8 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{}}, nil
+	return &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{},
+		closing: make(chan struct{}), stopReq: make(chan struct{})}, nil
 }
 
 // Config returns the server's configuration.
@@ -106,13 +113,32 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // Wait blocks until the listener stops and returns its error.
 func (s *Server) Wait() error { return <-s.done }
 
-// Close stops accepting, disconnects clients and closes the storage.
+// Shutdown asks the server's owner to stop it; ShutdownRequested is closed.
+func (s *Server) Shutdown() { s.stopOnce.Do(func() { close(s.stopReq) }) }
+
+// ShutdownRequested is closed when a client has sent SHUTDOWN.
+func (s *Server) ShutdownRequested() <-chan struct{} { return s.stopReq }
+
+// closeGrace bounds how long Close waits for running commands.
+const closeGrace = 10 * time.Second
+
+// Close stops accepting connections, disconnects clients, lets running commands finish (up to
+// closeGrace), and closes the storage, which syncs it.
 func (s *Server) Close() error {
 	var err error
+	select {
+	case <-s.closing:
+		return errors.New("server: already closed")
+	default:
+	}
+	close(s.closing)
 	if s.rs != nil {
 		err = s.rs.Close()
 		<-s.done
 		s.done <- nil
+	}
+	for deadline := time.Now().Add(closeGrace); s.inflight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	if cerr := s.store.Close(); err == nil || errors.Is(err, net.ErrClosed) {
 		err = cerr
@@ -167,6 +193,8 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 
 // handle runs one command for a connection.
 func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s}

@@ -81,11 +81,16 @@ func (s *Store) Backup(dir string) error {
 	return <-ch
 }
 
-// BackupInfo returns the state of the current or last backup.
+// BackupInfo returns the state of the current or last backup. Before the first backup,
+// LastTime is the time the store was opened, as Redis reports its start time for LASTSAVE.
 func (s *Store) BackupInfo() BackupStatus {
 	s.backup.mu.Lock()
 	defer s.backup.mu.Unlock()
-	return s.backup.status
+	st := s.backup.status
+	if st.LastTime.IsZero() {
+		st.LastTime = s.openedAt
+	}
+	return st
 }
 
 // copySnapshot writes every record of snap into a new LevelDB at dir. It builds the copy in a

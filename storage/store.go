@@ -57,6 +57,8 @@ type Store struct {
 	wg        sync.WaitGroup
 	Stats     Stats
 	backup    backupState
+	compact   compactState
+	openedAt  time.Time
 	closeOnce sync.Once
 }
 
@@ -110,7 +112,7 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Fsync == "always"},
 		keys: map[uint32]int64{}, expires: map[uint32]int64{},
-		gcWake: make(chan struct{}, 1), stop: make(chan struct{})}
+		gcWake: make(chan struct{}, 1), stop: make(chan struct{}), openedAt: time.Now()}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err

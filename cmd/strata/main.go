@@ -51,14 +51,25 @@ func main() {
 		"leveldb-max-open-files", cfg.LevelDBMaxOpenFiles, "leveldb-bloom-bits", cfg.LevelDBBloomBits,
 		"appendfsync", cfg.AppendFsync)
 
-	sig := make(chan os.Signal, 1)
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	s := <-sig
+	reason := "SHUTDOWN command"
+	select {
+	case s := <-sig:
+		reason = s.String()
+	case <-srv.ShutdownRequested():
+	}
+	go func() {
+		s := <-sig
+		logger.Error("second signal: exiting without a clean shutdown", "signal", s.String())
+		os.Exit(2)
+	}()
+	logger.Info("shutting down", "reason", reason)
 	if err := srv.Close(); err != nil {
-		logger.Error("shutdown", "signal", s.String(), "err", err)
+		logger.Error("shutdown", "reason", reason, "err", err)
 		os.Exit(1)
 	}
-	logger.Info("strata stopped cleanly", "signal", s.String())
+	logger.Info("strata stopped cleanly", "reason", reason)
 }
 
 // newLogger builds the slog logger for cfg's loglevel and logfile.
