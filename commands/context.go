@@ -19,11 +19,81 @@ type Client struct {
 	Authed bool
 	Quit   bool // close the connection after the reply
 	Addr   string
+
+	LAddr    string // local address of the connection
+	User     string // authenticated user: "default"
+	LibName  string // CLIENT SETINFO LIB-NAME
+	LibVer   string // CLIENT SETINFO LIB-VER
+	NoEvict  bool   // CLIENT NO-EVICT
+	NoTouch  bool   // CLIENT NO-TOUCH
+	ReplyOff bool   // CLIENT REPLY OFF: the server discards replies
+	SkipNext bool   // CLIENT REPLY SKIP: the server discards the next command's reply
 }
 
 // Env is what the server offers commands beyond the keyspace.
 type Env interface {
 	Config() *config.Config
+}
+
+// ServerEnv is the Env of a running server: what the connection, introspection and
+// configuration commands (CLIENT, INFO, CONFIG) need. Handlers type-assert c.Env to it, so
+// simpler Envs (unit tests) keep working and get an error reply instead.
+type ServerEnv interface {
+	Env
+	// Clients returns a snapshot of every connected client, ordered by ID.
+	Clients() []ClientInfo
+	// KillClients closes the clients for which match returns true and returns their number.
+	// The calling client (self) is marked to close after its reply instead.
+	KillClients(self *Client, match func(*ClientInfo) bool) int
+	// Pause holds commands of every client (all) or write commands only, until d passes.
+	Pause(d time.Duration, all bool)
+	// Unpause ends a pause.
+	Unpause()
+	// Stats returns the counters INFO reports.
+	Stats() *ServerStats
+	// ResetStats zeroes the counters CONFIG RESETSTAT resets.
+	ResetStats()
+	// SetConfig replaces the running configuration with cfg, already validated, applying the
+	// changed run-time directives.
+	SetConfig(cfg *config.Config) error
+	// ConfigFile returns the path of the configuration file the server started with, or "".
+	ConfigFile() string
+}
+
+// ClientInfo is a snapshot of one client for CLIENT LIST and CLIENT KILL.
+type ClientInfo struct {
+	Client         // the client's settings after its last command
+	FD         int // file descriptor of the socket, -1 if unknown
+	Created    time.Time
+	LastActive time.Time
+	LastCmd    string // last command run, "sub|cmd" for container commands
+	Flags      string // Redis's flags letters: "N" for none
+	QueryBuf   int    // bytes read but not yet parsed
+}
+
+// ServerStats is what the server counts for INFO.
+type ServerStats struct {
+	Version          string // Strata's own version
+	Started          time.Time
+	Port             int
+	ConfigFile       string
+	ConnectedClients int
+	BlockedClients   int
+	PausedClients    int
+	TotalConnections int64
+	TotalCommands    int64
+	NetInput         int64
+	NetOutput        int64
+	Rejected         int64
+	TotalErrors      int64
+	Commands         []CommandStat    // commands called at least once, by name
+	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)
+}
+
+// CommandStat counts one command's calls for INFO commandstats.
+type CommandStat struct {
+	Name                          string
+	Calls, Usec, Rejected, Failed int64
 }
 
 // Ctx is one command's execution context.

@@ -40,6 +40,7 @@ type Server struct {
 	mu      sync.Mutex
 	clients map[int64]*client
 	stats   stats
+	x       serverExtra // clients.go: CLIENT, CONFIG SET, INFO statistics
 }
 
 type stats struct {
@@ -55,6 +56,7 @@ type client struct {
 	conn redcon.Conn
 	w    commands.Writer
 	ctx  commands.Ctx
+	x    clientExtra // clients.go
 }
 
 // New opens the storage in cfg.Dir and prepares a server; Start begins listening.
@@ -62,6 +64,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	logger, level := leveledLogger(logger, cfg.LogLevel)
 	cache := cfg.LevelDBBlockCacheSize
 	if cache == 0 {
 		cache = -1 // goleveldb reads 0 as "default size"; -1 means no cache
@@ -82,12 +85,14 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{},
-		closing: make(chan struct{}), stopReq: make(chan struct{})}, nil
+	s := &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{},
+		closing: make(chan struct{}), stopReq: make(chan struct{})}
+	s.initExtra(level)
+	return s, nil
 }
 
-// Config returns the server's configuration.
-func (s *Server) Config() *config.Config { return s.cfg }
+// Config returns the server's running configuration (CONFIG SET replaces it; never modify it).
+func (s *Server) Config() *config.Config { return s.liveConfig() }
 
 // Store returns the server's storage.
 func (s *Server) Store() *storage.Store { return s.store }
@@ -132,6 +137,7 @@ func (s *Server) Close() error {
 	default:
 	}
 	close(s.closing)
+	s.stopExtra()
 	if s.rs != nil {
 		err = s.rs.Close()
 		<-s.done
@@ -163,7 +169,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 func (s *Server) accept(conn redcon.Conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.clients) >= s.cfg.MaxClients {
+	if len(s.clients) >= s.Config().MaxClients {
 		s.stats.rejected.Add(1)
 		conn.WriteError("ERR max number of clients reached")
 		redcon.BaseWriter(conn).Flush()
@@ -173,8 +179,9 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	c.ID = s.nextID.Add(1)
 	c.Proto = 2
 	c.Addr = conn.RemoteAddr()
-	c.Authed = s.cfg.RequirePass == ""
+	c.Authed = s.Config().RequirePass == ""
 	c.w.Proto = 2
+	s.registerClient(c)
 	s.clients[c.ID] = c
 	conn.SetContext(c)
 	s.stats.connections.Add(1)
@@ -199,8 +206,10 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s}
 	c.w.Proto = c.Proto
-	commands.Dispatch(ctx, s.cfg.RequirePass != "")
+	st := s.beforeCommand(c, cmd.Args)
+	commands.Dispatch(ctx, s.Config().RequirePass != "")
 	s.stats.commandsProcessed.Add(1)
+	s.afterCommand(c, st)
 	conn.WriteRaw(c.w.Bytes())
 	c.w.Reset()
 	if c.Quit {
