@@ -167,7 +167,8 @@ func (s *Store) load() error {
 		maxPhys++
 		s.dbmap = append(s.dbmap, maxPhys)
 	}
-	s.dbmap = s.dbmap[:s.opts.Databases]
+	// A map longer than Databases is kept whole: lowering "databases" hides the extra databases
+	// without losing them.
 	if err := s.db.Put(sysDBMap, s.encodeDBMap(), nil); err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func (s *Store) newID() (uint64, error) {
 }
 
 // Databases returns the number of logical databases.
-func (s *Store) Databases() int { return len(s.dbmap) }
+func (s *Store) Databases() int { return s.opts.Databases }
 
 // DBSize returns the number of keys in logical database db, counting keys that have
 // expired but are not yet reclaimed, as Redis does.
