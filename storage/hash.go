@@ -183,7 +183,8 @@ func (t *Txn) HashRandom(m *Meta, n uint64, distinct bool, fn func(field, value 
 const sampleChunk = 1 << 16
 
 // sampleDistinct calls fn with min(n, m.Size) distinct elements of collection m chosen uniformly
-// (selection sampling, Knuth's algorithm S), in one pass over the collection, in random order.
+// (selection sampling, Knuth's algorithm S), in one pass over the collection, in random order;
+// when that is the whole collection, in byte order.
 func (t *Txn) sampleDistinct(m *Meta, n uint64, fn func(sub, val []byte)) error {
 	type pick struct{ sub, val []byte }
 	var picks []pick
@@ -200,17 +201,19 @@ func (t *Txn) sampleDistinct(m *Meta, n uint64, fn func(sub, val []byte)) error 
 		if err != nil {
 			return err
 		}
-	} else if err := t.eachData(m.ID, func(sub, val []byte) bool {
-		if rand.Uint64N(left) < need {
-			picks = append(picks, pick{bytes.Clone(sub), bytes.Clone(val)})
-			need--
+	} else {
+		if err := t.eachData(m.ID, func(sub, val []byte) bool {
+			if rand.Uint64N(left) < need {
+				picks = append(picks, pick{bytes.Clone(sub), bytes.Clone(val)})
+				need--
+			}
+			left--
+			return need > 0 && left > 0
+		}); err != nil {
+			return err
 		}
-		left--
-		return need > 0 && left > 0
-	}); err != nil {
-		return err
+		rand.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
 	}
-	rand.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
 	for _, p := range picks {
 		fn(p.sub, p.val)
 	}
