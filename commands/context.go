@@ -159,18 +159,34 @@ func (c *Ctx) Float(i int) (float64, bool) {
 	return f, true
 }
 
-// ParseInt parses b as Redis's string2ll does: no spaces, no leading '+', no leading zeros.
+// ParseInt parses b as Redis's string2ll does: optional '-', digits, no spaces, no '+', no
+// leading zeros, within int64. It does not allocate.
 func ParseInt(b []byte) (int64, error) {
-	if len(b) == 0 || len(b) > 20 || b[0] == '+' || b[0] == ' ' || b[len(b)-1] == ' ' {
-		return 0, strconv.ErrSyntax
-	}
-	if len(b) > 1 && b[0] == '0' || len(b) > 2 && b[0] == '-' && b[1] == '0' {
-		return 0, strconv.ErrSyntax
-	}
 	if len(b) == 1 && b[0] >= '0' && b[0] <= '9' {
 		return int64(b[0] - '0'), nil
 	}
-	return strconv.ParseInt(string(b), 10, 64)
+	neg := len(b) > 0 && b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || d[0] < '1' || d[0] > '9' {
+		return 0, strconv.ErrSyntax
+	}
+	var u uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, strconv.ErrSyntax
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return -int64(u-1) - 1, nil
+	case !neg && u < 1<<63:
+		return int64(u), nil
+	}
+	return 0, strconv.ErrRange
 }
 
 // ParseFloat parses b as Redis's string2ld/strtod do for scores and increments: "inf", "-inf",

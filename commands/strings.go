@@ -56,8 +56,11 @@ type expireOpt struct {
 	at      int64 // unix ms; 0 none
 	keepTTL bool
 	persist bool
-	set     bool
+	unit    string // the option given; Redis accepts the same one repeated, the last value wins
 }
+
+// accepts reports whether option opt may follow the expiry options already parsed.
+func (e *expireOpt) accepts(opt string) bool { return e.unit == "" || e.unit == opt }
 
 // parseExpireArg parses the value after EX, PX, EXAT or PXAT into unix ms, replying with
 // Redis's errors on bad input.
@@ -98,10 +101,10 @@ func cmdSet(c *Ctx) {
 			xx = true
 		case opt == "get":
 			get = true
-		case opt == "keepttl" && !exp.set:
-			exp.keepTTL, exp.set = true, true
-		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && !exp.set && i+1 < len(c.Args):
-			exp.set = true
+		case opt == "keepttl" && exp.accepts(opt):
+			exp.keepTTL, exp.unit = true, opt
+		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && exp.accepts(opt) && i+1 < len(c.Args):
+			exp.unit = opt
 			i++
 			at, ok := parseExpireArg(c, opt, c.Args[i])
 			if !ok {
@@ -228,10 +231,10 @@ func cmdGetEx(c *Ctx) {
 	for i := 2; i < len(c.Args); i++ {
 		opt := strings.ToLower(c.Arg(i))
 		switch {
-		case opt == "persist" && !exp.set:
-			exp.persist, exp.set = true, true
-		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && !exp.set && i+1 < len(c.Args):
-			exp.set = true
+		case opt == "persist" && exp.accepts(opt):
+			exp.persist, exp.unit = true, opt
+		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && exp.accepts(opt) && i+1 < len(c.Args):
+			exp.unit = opt
 			i++
 			at, ok := parseExpireArg(c, opt, c.Args[i])
 			if !ok {
@@ -408,12 +411,20 @@ func cmdIncr(c *Ctx) {
 // longDoublePrec is the mantissa width of the x87 long double that Redis computes INCRBYFLOAT in.
 const longDoublePrec = 64
 
-// parseLongDouble parses b as Redis's string2ld does.
+// parseLongDouble parses b as Redis's string2ld (strtold) does: decimal or hexadecimal
+// ("0x1p3"), "inf", no surrounding spaces.
 func parseLongDouble(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' || strings.ContainsAny(string(b), "_xXpP") {
+	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' || strings.ContainsAny(string(b), "_oObB") {
 		return nil, false
 	}
-	f, _, err := big.ParseFloat(string(b), 10, longDoublePrec, big.ToNearestEven)
+	s := string(b)
+	base := 10
+	if u := strings.TrimLeft(s, "+-"); len(u) > 1 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X') {
+		base = 0
+	} else if strings.ContainsAny(s, "xXpP") {
+		return nil, false
+	}
+	f, _, err := big.ParseFloat(s, base, longDoublePrec, big.ToNearestEven)
 	if err != nil {
 		return nil, false
 	}

@@ -2,7 +2,8 @@ package server
 
 import (
 	"net"
-	"strconv"
+
+	"github.com/strata-db/strata/commands"
 )
 
 // Protocol limits that Redis applies while reading a request.
@@ -11,17 +12,20 @@ const (
 	maxMultibulk     = 1<<31 - 1 // INT_MAX
 	headerLineMax    = 64 * 1024
 	errTooBigInline  = "ERR Protocol error: too big inline request"
+	errUnbalanced    = "ERR Protocol error: unbalanced quotes in request"
 	errBulkLength    = "ERR Protocol error: invalid bulk length"
 	errMultiLength   = "ERR Protocol error: invalid multibulk length"
 	errTooBigMbulk   = "ERR Protocol error: too big mbulk count string"
 	errTooBigBulkCnt = "ERR Protocol error: too big bulk count string"
 )
 
-// guardConn watches the RESP framing of everything a client sends, before the request parser
-// buffers it, and enforces Redis's limits: a bulk length over proto-max-bulk-len, an absurd
-// multibulk count or an oversized inline request is answered with Redis's protocol error and
-// the connection is closed, without allocating what the header announced. Bytes before the
-// offending header are passed on, so earlier pipelined commands are still answered first.
+// guardConn sits between a client's socket and the request parser. It follows the RESP framing
+// of everything the client sends and enforces Redis's limits before anything is buffered: a bulk
+// length over proto-max-bulk-len, an absurd multibulk count or an oversized inline request is
+// answered with Redis's protocol error and the connection is closed, without allocating what
+// the header announced. Requests before the offending one are passed on, so earlier pipelined
+// commands are still answered first. It also rewrites inline requests into multibulk form with
+// Redis's quoting rules (sdssplitargs) and drops empty multibulks, which Redis ignores.
 type guardConn struct {
 	net.Conn
 	maxBulk int64
@@ -31,8 +35,11 @@ type guardConn struct {
 	args    int64 // bulk strings left in the current multibulk
 	skip    int64 // payload bytes (and CRLF) left to pass
 	line    []byte
-	inline  int
+	hdr     []byte // the current multibulk's header bytes, held until its count is known
 	failure string
+
+	in  []byte // raw bytes read from the socket
+	out []byte // bytes ready for the parser
 }
 
 const (
@@ -41,26 +48,33 @@ const (
 	stBulkHdr        // expecting "$N" line
 	stBulkLen        // inside "$N" header line
 	stInline         // inside an inline request
-	stPayload        // skipping payload bytes
+	stPayload        // passing payload bytes
 )
 
 func (g *guardConn) Read(p []byte) (int, error) {
-	if g.failure != "" {
-		g.Conn.Write([]byte("-" + g.failure + "\r\n"))
-		return 0, net.ErrClosed
-	}
-	n, err := g.Conn.Read(p)
-	if n > 0 {
-		g.srv.stats.netIn.Add(int64(n))
-		if bad, ok := g.scan(p[:n]); !ok {
-			if bad == 0 {
-				g.Conn.Write([]byte("-" + g.failure + "\r\n"))
-				return 0, net.ErrClosed
-			}
-			return bad, nil
+	for len(g.out) == 0 {
+		if g.failure != "" {
+			g.Conn.Write([]byte("-" + g.failure + "\r\n"))
+			return 0, net.ErrClosed
+		}
+		if cap(g.in) < len(p) {
+			g.in = make([]byte, len(p))
+		}
+		n, err := g.Conn.Read(g.in[:len(p)])
+		if n > 0 {
+			g.srv.stats.netIn.Add(int64(n))
+			g.scan(g.in[:n])
+		}
+		if err != nil && len(g.out) == 0 {
+			return 0, err
 		}
 	}
-	return n, err
+	n := copy(p, g.out)
+	g.out = g.out[n:]
+	if len(g.out) == 0 {
+		g.out = g.out[:0:0]
+	}
+	return n, nil
 }
 
 func (g *guardConn) Write(p []byte) (int, error) {
@@ -68,43 +82,49 @@ func (g *guardConn) Write(p []byte) (int, error) {
 	return g.Conn.Write(p)
 }
 
-// scan advances the framing state over b. On a violation it sets g.failure and returns the
-// number of bytes before the offending request and false.
-func (g *guardConn) scan(b []byte) (int, bool) {
-	reqStart := 0
-	for i := 0; i < len(b); {
+// scan advances the framing state over b, appending what the parser should see to g.out.
+// On a violation it sets g.failure and stops.
+func (g *guardConn) scan(b []byte) {
+	for i := 0; i < len(b) && g.failure == ""; {
 		switch g.state {
 		case stCommand:
-			reqStart = i
 			if b[i] == '*' {
-				g.state, g.line = stMulti, g.line[:0]
+				g.state, g.line, g.hdr = stMulti, g.line[:0], append(g.hdr[:0], '*')
 				i++
 			} else {
-				g.state, g.inline = stInline, 0
+				g.state, g.line = stInline, g.line[:0]
 			}
 		case stInline:
 			j := i
 			for j < len(b) && b[j] != '\n' {
 				j++
 			}
-			g.inline += j - i
-			if g.inline > inlineMax {
-				return g.fail(reqStart, errTooBigInline)
-			}
-			if j < len(b) {
-				g.state = stCommand
-				j++
+			g.line = append(g.line, b[i:j]...)
+			if len(g.line) > inlineMax {
+				g.failure = errTooBigInline
+				return
 			}
 			i = j
+			if j < len(b) {
+				i++
+				g.state = stCommand
+				g.inline()
+			}
 		case stMulti, stBulkLen:
 			c := b[i]
 			i++
+			if g.state == stMulti {
+				g.hdr = append(g.hdr, c)
+			} else {
+				g.out = append(g.out, c)
+			}
 			if c != '\n' {
 				if len(g.line) >= headerLineMax {
+					g.failure = errTooBigBulkCnt
 					if g.state == stMulti {
-						return g.fail(reqStart, errTooBigMbulk)
+						g.failure = errTooBigMbulk
 					}
-					return g.fail(reqStart, errTooBigBulkCnt)
+					return
 				}
 				g.line = append(g.line, c)
 				continue
@@ -113,32 +133,39 @@ func (g *guardConn) scan(b []byte) (int, bool) {
 			if len(line) > 0 && line[len(line)-1] == '\r' {
 				line = line[:len(line)-1]
 			}
-			n, err := strconv.ParseInt(string(line), 10, 64)
+			n, err := commands.ParseInt(line)
 			if g.state == stMulti {
 				if err != nil || n > maxMultibulk {
-					return g.fail(reqStart, errMultiLength)
+					g.failure = errMultiLength
+					return
 				}
-				g.args = n
-				g.state = stBulkHdr
+				g.args, g.state = n, stBulkHdr
 				if n <= 0 {
-					g.state = stCommand
+					g.state = stCommand // an empty multibulk: Redis ignores it
+				} else {
+					g.out = append(g.out, g.hdr...)
 				}
 				continue
 			}
 			if err != nil || n < 0 || n > g.maxBulk {
-				return g.fail(reqStart, errBulkLength)
+				g.out = g.out[:len(g.out)-len(g.line)-2]
+				g.failure = errBulkLength
+				return
 			}
 			g.skip, g.state = n+2, stPayload
 		case stBulkHdr:
 			if b[i] != '$' {
 				// The request parser answers this one with Redis's text.
+				g.out = append(g.out, b[i:]...)
 				g.state = stCommand
-				return len(b), true
+				return
 			}
+			g.out = append(g.out, '$')
 			g.state, g.line = stBulkLen, g.line[:0]
 			i++
 		case stPayload:
 			take := min(g.skip, int64(len(b)-i))
+			g.out = append(g.out, b[i:i+int(take)]...)
 			g.skip -= take
 			i += int(take)
 			if g.skip == 0 {
@@ -150,10 +177,151 @@ func (g *guardConn) scan(b []byte) (int, bool) {
 			}
 		}
 	}
-	return len(b), true
 }
 
-func (g *guardConn) fail(before int, msg string) (int, bool) {
-	g.failure = msg
-	return before, false
+// inline turns the inline request in g.line into a multibulk request.
+func (g *guardConn) inline() {
+	line := g.line
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	args, ok := splitArgs(line)
+	if !ok {
+		g.failure = errUnbalanced
+		return
+	}
+	if len(args) == 0 {
+		return
+	}
+	g.out = appendMultibulk(g.out, args)
+}
+
+func appendMultibulk(dst []byte, args [][]byte) []byte {
+	dst = append(dst, '*')
+	dst = appendUint(dst, len(args))
+	dst = append(dst, '\r', '\n')
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = appendUint(dst, len(a))
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}
+
+func appendUint(dst []byte, n int) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return append(dst, tmp[i:]...)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// splitArgs splits an inline request as Redis's sdssplitargs does: whitespace-separated words,
+// double quotes with \xHH, \n, \r, \t, \b, \a escapes, single quotes with \' only. A closing
+// quote must be followed by a space or the end of the line.
+func splitArgs(line []byte) ([][]byte, bool) {
+	var args [][]byte
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
+			i++
+		}
+		if i >= len(line) {
+			return args, true
+		}
+		var cur []byte
+		inDQ, inSQ, done := false, false, false
+		for !done {
+			switch {
+			case inDQ:
+				switch {
+				case i >= len(line):
+					return nil, false
+				case line[i] == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]):
+					cur = append(cur, hexVal(line[i+2])<<4|hexVal(line[i+3]))
+					i += 3
+				case line[i] == '\\' && i+1 < len(line):
+					i++
+					c := line[i]
+					switch c {
+					case 'n':
+						c = '\n'
+					case 'r':
+						c = '\r'
+					case 't':
+						c = '\t'
+					case 'b':
+						c = '\b'
+					case 'a':
+						c = '\a'
+					}
+					cur = append(cur, c)
+				case line[i] == '"':
+					if i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, line[i])
+				}
+			case inSQ:
+				switch {
+				case i >= len(line):
+					return nil, false
+				case line[i] == '\\' && i+1 < len(line) && line[i+1] == '\'':
+					i++
+					cur = append(cur, '\'')
+				case line[i] == '\'':
+					if i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, line[i])
+				}
+			default:
+				switch {
+				case i >= len(line):
+					done = true
+				case line[i] == ' ' || line[i] == '\n' || line[i] == '\r' || line[i] == '\t':
+					done = true
+				case line[i] == '"':
+					inDQ = true
+				case line[i] == '\'':
+					inSQ = true
+				default:
+					cur = append(cur, line[i])
+				}
+			}
+			if i < len(line) {
+				i++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		args = append(args, cur)
+	}
 }

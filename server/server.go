@@ -36,6 +36,8 @@ type Server struct {
 	stopReq  chan struct{} // closed by SHUTDOWN
 	stopOnce sync.Once
 
+	metrics *metrics
+
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	clients map[int64]*client
@@ -88,6 +90,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s := &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{},
 		closing: make(chan struct{}), stopReq: make(chan struct{})}
 	s.initExtra(level)
+	s.metrics = newMetrics(s)
 	return s, nil
 }
 
@@ -104,6 +107,13 @@ func (s *Server) Start() error {
 	if err != nil {
 		s.store.Close()
 		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if s.cfg.MetricsAddr != "" {
+		if err := s.metrics.serve(s.cfg.MetricsAddr, s.cfg.MetricsPprof == "yes"); err != nil {
+			ln.Close()
+			s.store.Close()
+			return fmt.Errorf("metrics listener %s: %w", s.cfg.MetricsAddr, err)
+		}
 	}
 	s.ln = &guardListener{Listener: ln, srv: s}
 	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
@@ -138,6 +148,7 @@ func (s *Server) Close() error {
 	}
 	close(s.closing)
 	s.stopExtra()
+	s.metrics.close()
 	if s.rs != nil {
 		err = s.rs.Close()
 		<-s.done
@@ -208,6 +219,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	commands.Dispatch(ctx, s.Config().RequirePass != "")
+	if ctx.Cmd != nil {
+		s.metrics.observe(ctx.Cmd, time.Since(st.start))
+	}
 	s.stats.commandsProcessed.Add(1)
 	s.afterCommand(c, st)
 	conn.WriteRaw(c.w.Bytes())

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/syndtr/goleveldb/leveldb"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/storage"
+)
+
+// metrics is the server's Prometheus registry and the HTTP listener that serves it.
+type metrics struct {
+	reg     *prometheus.Registry
+	latency *prometheus.HistogramVec
+	byCmd   map[*commands.Command]prometheus.Observer
+	http    *http.Server
+	ln      net.Listener
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "strata_command_duration_seconds",
+		Help:    "Time to run a command, from dispatch to reply, by command name.",
+		Buckets: []float64{.00001, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .05, .1, .5, 1, 5},
+	}, []string{"command"})
+	// Label values come from the command table only, never from client input.
+	m.byCmd = map[*commands.Command]prometheus.Observer{}
+	for _, c := range commands.All() {
+		m.byCmd[c] = m.latency.WithLabelValues(c.Name)
+	}
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "strata_build_info",
+		Help: "Strata's version and the Go version it was built with; always 1."}, []string{"version", "goversion"})
+	buildInfo.WithLabelValues(Version, runtime.Version()).Set(1)
+	m.reg.MustRegister(m.latency, buildInfo, &serverCollector{s: s},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one command's duration.
+func (m *metrics) observe(cmd *commands.Command, d time.Duration) {
+	if o := m.byCmd[cmd]; o != nil {
+		o.Observe(d.Seconds())
+	}
+}
+
+// serve starts the metrics listener on addr, with /debug/pprof when pprofOn is set.
+func (m *metrics) serve(addr string, pprofOn bool) error {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	if pprofOn {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	m.ln = ln
+	m.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // the listener was closed under it; Close reports nothing more useful
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr returns the address of the metrics listener, or "" when it is off.
+func (s *Server) MetricsAddr() string {
+	if s.metrics == nil || s.metrics.ln == nil {
+		return ""
+	}
+	return s.metrics.ln.Addr().String()
+}
+
+func (m *metrics) close() {
+	if m.http != nil {
+		m.http.Close()
+	}
+}
+
+// serverCollector reads the server's and the storage engine's counters at scrape time.
+type serverCollector struct{ s *Server }
+
+func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+var (
+	descCalls      = desc("strata_commands_processed_total", "Commands run, by command name.", "command")
+	descFailed     = desc("strata_commands_failed_total", "Commands that answered an error, by command name.", "command")
+	descRejected   = desc("strata_commands_rejected_total", "Commands refused before running (arity, auth), by command name.", "command")
+	descConnected  = desc("strata_connected_clients", "Clients connected now.")
+	descBlocked    = desc("strata_blocked_clients", "Clients waiting in a blocking command or a pause.")
+	descAccepted   = desc("strata_connections_received_total", "Connections accepted.")
+	descRefused    = desc("strata_connections_rejected_total", "Connections refused because of maxclients.")
+	descNetIn      = desc("strata_net_input_bytes_total", "Bytes read from clients.")
+	descNetOut     = desc("strata_net_output_bytes_total", "Bytes written to clients.")
+	descKeys       = desc("strata_keys", "Keys per database, counting expired keys not yet reclaimed.", "db")
+	descExpires    = desc("strata_keys_with_expiry", "Keys with an expiry per database.", "db")
+	descExpired    = desc("strata_expired_keys_total", "Keys deleted by the active expiry cycle.")
+	descReclaimed  = desc("strata_gc_reclaimed_records_total", "Records deleted by the garbage collector.")
+	descBacklog    = desc("strata_gc_backlog", "Garbage-queue entries waiting for the collector (up to 64 counted per pass).")
+	descLevelBytes = desc("strata_leveldb_level_bytes", "Bytes of table files per LevelDB level.", "level")
+	descLevelTabs  = desc("strata_leveldb_level_tables", "Table files per LevelDB level.", "level")
+	descCompRead   = desc("strata_leveldb_compaction_read_bytes_total", "Bytes read by compactions, per level.", "level")
+	descCompWrite  = desc("strata_leveldb_compaction_write_bytes_total", "Bytes written by compactions, per level.", "level")
+	descCompTime   = desc("strata_leveldb_compaction_seconds_total", "Time spent compacting, per level.", "level")
+	descComps      = desc("strata_leveldb_compactions_total", "Compactions by kind (memtable, level0, nonlevel0, seek).", "kind")
+	descStalls     = desc("strata_leveldb_write_stalls_total", "Writes delayed because compaction fell behind.")
+	descStallTime  = desc("strata_leveldb_write_stall_seconds_total", "Time writes spent delayed by compaction.")
+	descPaused     = desc("strata_leveldb_write_paused", "1 while LevelDB pauses writes for compaction.")
+	descCache      = desc("strata_leveldb_block_cache_bytes", "Bytes held in the LevelDB block cache.")
+	descMemLimit   = desc("strata_leveldb_memtable_limit_bytes", "Configured memtable size (leveldb-write-buffer-size).")
+	descOpenTabs   = desc("strata_leveldb_open_tables", "Table files held open.")
+	descIORead     = desc("strata_leveldb_io_read_bytes_total", "Bytes read from disk by LevelDB.")
+	descIOWrite    = desc("strata_leveldb_io_write_bytes_total", "Bytes written to disk by LevelDB.")
+	descDirBytes   = desc("strata_data_dir_bytes", "Size of the data directory.")
+	descBackupRun  = desc("strata_backup_in_progress", "1 while BGSAVE is copying.")
+	descBackupTime = desc("strata_last_backup_timestamp_seconds", "Unix time of the last successful backup's snapshot.")
+)
+
+func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.s
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	st := s.Stats()
+	for _, cs := range st.Commands {
+		counter(descCalls, float64(cs.Calls), cs.Name)
+		counter(descFailed, float64(cs.Failed), cs.Name)
+		counter(descRejected, float64(cs.Rejected), cs.Name)
+	}
+	gauge(descConnected, float64(st.ConnectedClients))
+	gauge(descBlocked, float64(st.BlockedClients))
+	counter(descAccepted, float64(st.TotalConnections))
+	counter(descRefused, float64(st.Rejected))
+	counter(descNetIn, float64(st.NetInput))
+	counter(descNetOut, float64(st.NetOutput))
+
+	store := s.store
+	for db := 0; db < store.Databases(); db++ {
+		keys, expires := store.KeyCounts(db)
+		gauge(descKeys, float64(keys), strconv.Itoa(db))
+		gauge(descExpires, float64(expires), strconv.Itoa(db))
+	}
+	counter(descExpired, float64(store.Stats.ExpiredKeys.Load()))
+	counter(descReclaimed, float64(store.Stats.ReclaimedKeys.Load()))
+	gauge(descBacklog, float64(store.Stats.GarbagePending.Load()))
+
+	var ls leveldb.DBStats
+	if err := store.LevelDB().Stats(&ls); err == nil {
+		for i := range ls.LevelSizes {
+			l := strconv.Itoa(i)
+			gauge(descLevelBytes, float64(ls.LevelSizes[i]), l)
+			gauge(descLevelTabs, float64(ls.LevelTablesCounts[i]), l)
+			counter(descCompRead, float64(ls.LevelRead[i]), l)
+			counter(descCompWrite, float64(ls.LevelWrite[i]), l)
+			counter(descCompTime, ls.LevelDurations[i].Seconds(), l)
+		}
+		counter(descComps, float64(ls.MemComp), "memtable")
+		counter(descComps, float64(ls.Level0Comp), "level0")
+		counter(descComps, float64(ls.NonLevel0Comp), "nonlevel0")
+		counter(descComps, float64(ls.SeekComp), "seek")
+		counter(descStalls, float64(ls.WriteDelayCount))
+		counter(descStallTime, ls.WriteDelayDuration.Seconds())
+		paused := 0.0
+		if ls.WritePaused {
+			paused = 1
+		}
+		gauge(descPaused, paused)
+		gauge(descCache, float64(ls.BlockCacheSize))
+		gauge(descOpenTabs, float64(ls.OpenedTablesCount))
+		counter(descIORead, float64(ls.IORead))
+		counter(descIOWrite, float64(ls.IOWrite))
+	}
+	gauge(descMemLimit, float64(s.cfg.LevelDBWriteBufferSize))
+	if n, err := storage.DirSize(s.cfg.Dir); err == nil {
+		gauge(descDirBytes, float64(n))
+	}
+	b := store.BackupInfo()
+	running := 0.0
+	if b.InProgress {
+		running = 1
+	}
+	gauge(descBackupRun, running)
+	gauge(descBackupTime, float64(b.LastTime.Unix()))
+}
