@@ -169,13 +169,20 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 
 	var ls leveldb.DBStats
 	if err := store.LevelDB().Stats(&ls); err == nil {
-		for i := range ls.LevelSizes {
+		// LevelDB reports only levels that have held tables; levels 0-6 are always exported.
+		for i := 0; i < max(len(ls.LevelSizes), 7); i++ {
 			l := strconv.Itoa(i)
-			gauge(descLevelBytes, float64(ls.LevelSizes[i]), l)
-			gauge(descLevelTabs, float64(ls.LevelTablesCounts[i]), l)
-			counter(descCompRead, float64(ls.LevelRead[i]), l)
-			counter(descCompWrite, float64(ls.LevelWrite[i]), l)
-			counter(descCompTime, ls.LevelDurations[i].Seconds(), l)
+			var size, read, write int64
+			var tables int
+			var dur time.Duration
+			if i < len(ls.LevelSizes) {
+				size, tables, read, write, dur = ls.LevelSizes[i], ls.LevelTablesCounts[i], ls.LevelRead[i], ls.LevelWrite[i], ls.LevelDurations[i]
+			}
+			gauge(descLevelBytes, float64(size), l)
+			gauge(descLevelTabs, float64(tables), l)
+			counter(descCompRead, float64(read), l)
+			counter(descCompWrite, float64(write), l)
+			counter(descCompTime, dur.Seconds(), l)
 		}
 		counter(descComps, float64(ls.MemComp), "memtable")
 		counter(descComps, float64(ls.Level0Comp), "level0")
