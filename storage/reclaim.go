@@ -78,6 +78,12 @@ func (s *Store) ExpireStep(max int) (int, error) {
 			continue
 		}
 		t := s.Begin(db, [][]byte{d.key}, true)
+		if t.phys != d.phys {
+			// SWAPDB or FLUSHDB remapped db between logicalDB and Begin: the entry is
+			// examined again by a later step.
+			t.Abort()
+			continue
+		}
 		m, err := t.rawMeta(t.phys, d.key)
 		if err == nil && m != nil && m.Expire != 0 && m.Expire <= t.now {
 			t.writeMeta(t.phys, d.key, m, nil)
@@ -189,15 +195,18 @@ func (s *Store) Collect() (int64, error) {
 	}
 }
 
-// reclaimRange deletes every key with prefix p in bounded batches.
+// reclaimRange deletes every key with prefix p in bounded batches. Each batch starts after the
+// last key the previous one deleted, so it does not walk the tombstones already written.
 func (s *Store) reclaimRange(p []byte) (int64, error) {
 	var total int64
 	r := util.BytesPrefix(p)
+	from := r.Start
 	for {
-		it := s.db.NewIterator(r, nil)
+		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, nil)
 		var b leveldb.Batch
 		for b.Len() < reclaimBatch && it.Next() {
 			b.Delete(it.Key())
+			from = append(append(from[:0:0], it.Key()...), 0)
 		}
 		it.Release()
 		if err := it.Error(); err != nil {
@@ -227,16 +236,25 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 func (s *Store) reclaimDB(phys uint32) (int64, error) {
 	var total int64
 	r := util.BytesPrefix(metaPrefix(phys))
+	from := r.Start
 	for {
-		it := s.db.NewIterator(r, nil)
+		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, nil)
 		var b leveldb.Batch
 		var ids []uint64
 		for b.Len() < reclaimBatch && it.Next() {
 			var m Meta
-			if decodeMeta(it.Value(), &m) == nil && m.Type.IsCollection() {
-				ids = append(ids, m.ID)
+			if decodeMeta(it.Value(), &m) == nil {
+				if m.Type.IsCollection() {
+					ids = append(ids, m.ID)
+				}
+				if m.Expire != 0 {
+					// The expiry index is ordered by time, so the keyspace's entries are
+					// found through its keys; the one for this key goes in the same batch.
+					b.Delete(expireKey(nil, m.Expire, phys, it.Key()[len(r.Start):]))
+				}
 			}
 			b.Delete(it.Key())
+			from = append(append(from[:0:0], it.Key()...), 0)
 		}
 		it.Release()
 		if err := it.Error(); err != nil {

@@ -1,0 +1,382 @@
+package commands
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/strata-db/strata/storage"
+)
+
+func init() {
+	register(
+		&Command{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRename},
+		&Command{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRename},
+		// COPY runs on the striped locks of its two keys; with a DB option naming another
+		// database it switches to an exclusive transaction (see cmdCopy).
+		&Command{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdCopy},
+		&Command{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast | FlagExclusive, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMove},
+		&Command{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdTouch},
+		&Command{Name: "randomkey", Arity: 1, Flags: FlagReadonly, Handler: cmdRandomKey},
+		&Command{Name: "object", Arity: -2, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, Handler: cmdObject,
+			Sub: []string{"encoding", "freq", "help", "idletime", "refcount"}},
+	)
+}
+
+// cmdRename implements RENAME and RENAMENX. Only the metadata record moves: the object ID, and
+// so a collection's sub-keys, stay put, which makes the rename O(1) for any size.
+func cmdRename(c *Ctx) {
+	nx := c.Cmd.Name == "renamenx"
+	src, dst := c.Args[1], c.Args[2]
+	m, err := c.Txn.GetMeta(src)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Error(ErrNoSuchKey)
+		return
+	}
+	if bytes.Equal(src, dst) {
+		if nx {
+			c.W.Int(0)
+		} else {
+			c.W.OK()
+		}
+		return
+	}
+	if nx {
+		ok, err := c.Txn.Exists(dst)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if ok {
+			c.W.Int(0)
+			return
+		}
+	}
+	if _, err := c.Txn.Rename(src, dst); err != nil {
+		c.Fail(err)
+		return
+	}
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+// intArg parses argument i as Redis's getIntFromObjectOrReply does.
+func intArg(c *Ctx, i int) (int, bool) {
+	n, err := ParseInt(c.Args[i])
+	if err != nil {
+		c.W.Error(ErrNotInteger)
+		return 0, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.W.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
+		return 0, false
+	}
+	return int(n), true
+}
+
+// targetDB parses argument i as a destination database for MOVE and COPY.
+func targetDB(c *Ctx, i int) (int, bool) {
+	db, ok := intArg(c, i)
+	if !ok {
+		return 0, false
+	}
+	if db < 0 || db >= c.Store.Databases() {
+		c.W.Error(ErrDBIndex)
+		return 0, false
+	}
+	return db, true
+}
+
+// cmdMove moves a key to another database. It is exclusive (it spans two databases) and O(1):
+// the metadata record moves with its object ID.
+func cmdMove(c *Ctx) {
+	db, ok := targetDB(c, 2)
+	if !ok {
+		return
+	}
+	if db == c.Client.DB {
+		c.W.Error(ErrSameObject)
+		return
+	}
+	key := c.Args[1]
+	m, err := c.Txn.GetMeta(key)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Int(0)
+		return
+	}
+	d, err := c.Txn.GetMetaIn(db, key)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if d != nil {
+		c.W.Int(0)
+		return
+	}
+	if _, err := c.Txn.RenameIn(c.Client.DB, key, db, key); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(1)
+}
+
+// cmdCopy copies a key, to another database with DB. A collection's elements are copied under
+// a new object ID, O(N) as in Redis.
+func cmdCopy(c *Ctx) {
+	src, dst := c.Args[1], c.Args[2]
+	db := c.Client.DB
+	replace := false
+	for j := 3; j < len(c.Args); j++ {
+		switch opt := strings.ToLower(c.Arg(j)); {
+		case opt == "replace":
+			replace = true
+		case opt == "db" && j+1 < len(c.Args):
+			n, ok := targetDB(c, j+1)
+			if !ok {
+				return
+			}
+			db = n
+			j++
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if db == c.Client.DB && bytes.Equal(src, dst) {
+		c.W.Error(ErrSameObject)
+		return
+	}
+	if db != c.Client.DB {
+		// The striped locks cover src and dst in this database only; another database
+		// needs the whole store. Nothing was read or written yet, so switching is safe.
+		c.Txn.Abort()
+		c.Txn = c.Store.BeginExclusive(c.Client.DB)
+	}
+	m, err := c.Txn.GetMeta(src)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Int(0)
+		return
+	}
+	d, err := c.Txn.GetMetaIn(db, dst)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if d != nil && !replace {
+		c.W.Int(0)
+		return
+	}
+	cp := *m
+	cp.Value = append([]byte(nil), m.Value...)
+	if m.Type.IsCollection() {
+		if cp.ID, err = c.Txn.CopyData(m); err != nil {
+			c.Fail(err)
+			return
+		}
+	}
+	if err := c.Txn.PutMetaIn(db, dst, &cp); err != nil {
+		c.Fail(err)
+		return
+	}
+	c.W.Int(1)
+}
+
+func cmdTouch(c *Ctx) {
+	var n int64
+	for _, k := range c.Args[1:] {
+		ok, err := c.Txn.Exists(k)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+func cmdRandomKey(c *Ctx) {
+	c.Txn = c.Store.Begin(c.Client.DB, nil, false)
+	k, err := c.Txn.RandomKey()
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case k == nil:
+		c.W.Null()
+	default:
+		c.W.Bulk(k)
+	}
+}
+
+// objectHelp is OBJECT HELP's text, as Redis 7.0 sends it.
+var objectHelp = []string{
+	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdObject(c *Ctx) {
+	sub := strings.ToLower(c.Arg(1))
+	switch sub {
+	case "help":
+		if len(c.Args) != 2 {
+			c.W.Error(ArityError("object|help"))
+			return
+		}
+		c.W.Array(len(objectHelp))
+		for _, l := range objectHelp {
+			c.W.Status(l)
+		}
+		return
+	case "encoding", "refcount", "idletime", "freq":
+		if len(c.Args) != 3 {
+			c.W.Error(ArityError("object|" + sub))
+			return
+		}
+	default:
+		name := c.Arg(1)
+		if len(name) > 128 {
+			name = name[:128]
+		}
+		c.W.Error(fmt.Sprintf(ErrUnknownSub, name, strings.ToUpper(c.Arg(0))))
+		return
+	}
+	m, err := c.Txn.GetMeta(c.Args[2])
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if m == nil {
+		c.W.Null()
+		return
+	}
+	switch sub {
+	case "encoding":
+		enc, err := objectEncoding(c.Txn, m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		c.W.BulkString(enc)
+	case "refcount":
+		// Redis shares the objects of the integers 0..9999 (refcount INT_MAX).
+		if n, ok := redisInt(m); ok && m.Type == storage.TypeString && n >= 0 && n < 10000 {
+			c.W.Int(math.MaxInt32)
+		} else {
+			c.W.Int(1)
+		}
+	case "idletime":
+		// Access times are not tracked; Strata reports every key as just used.
+		c.W.Int(0)
+	case "freq":
+		c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	}
+}
+
+// redisInt reports whether a string value would be stored by Redis as an integer (string2l).
+func redisInt(m *storage.Meta) (int64, bool) {
+	if m.Type != storage.TypeString || len(m.Value) > 20 || string(m.Value) == "-0" {
+		return 0, false
+	}
+	n, err := ParseInt(m.Value)
+	return n, err == nil
+}
+
+// Redis 7.0's default encoding thresholds.
+const (
+	embstrLimit          = 44  // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
+	hashListpackEntries  = 128 // hash-max-listpack-entries
+	hashListpackValue    = 64  // hash-max-listpack-value
+	setIntsetEntries     = 512 // set-max-intset-entries
+	zsetListpackEntries  = 128 // zset-max-listpack-entries
+	zsetListpackValueLen = 64  // zset-max-listpack-value
+)
+
+// objectEncoding returns the encoding Redis 7.0 would report for a value of this shape with
+// its default settings: strings "int", "embstr" or "raw" by content and length; lists
+// "quicklist" (7.0 has no listpack lists); hashes and zsets "listpack" while small with short
+// elements, else "hashtable" / "skiplist"; sets "intset" while small and all integers, else
+// "hashtable". Redis never converts back to the small encoding when a collection shrinks;
+// Strata reports the encoding by the current contents. At most a few hundred elements are read.
+func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
+	switch m.Type {
+	case storage.TypeString:
+		if _, ok := redisInt(m); ok {
+			return "int", nil
+		}
+		if len(m.Value) <= embstrLimit {
+			return "embstr", nil
+		}
+		return "raw", nil
+	case storage.TypeList:
+		return "quicklist", nil
+	case storage.TypeHash:
+		if m.Size > hashListpackEntries {
+			return "hashtable", nil
+		}
+		return smallEncoding(t, m.ID, nil, "listpack", "hashtable", func(k, v []byte) bool {
+			return len(k) <= hashListpackValue && len(v) <= hashListpackValue
+		})
+	case storage.TypeSet:
+		if m.Size > setIntsetEntries {
+			return "hashtable", nil
+		}
+		return smallEncoding(t, m.ID, nil, "intset", "hashtable", func(k, _ []byte) bool {
+			if len(k) > 20 || string(k) == "-0" {
+				return false
+			}
+			_, err := ParseInt(k)
+			return err == nil
+		})
+	case storage.TypeZSet:
+		if m.Size > zsetListpackEntries {
+			return "skiplist", nil
+		}
+		return smallEncoding(t, m.ID, zsetMemberPrefix, "listpack", "skiplist", func(k, _ []byte) bool {
+			return len(k) <= zsetListpackValueLen
+		})
+	}
+	return "unknown", nil
+}
+
+// smallEncoding returns small if every element of object id under base satisfies fits, else big.
+func smallEncoding(t *storage.Txn, id uint64, base []byte, small, big string, fits func(k, v []byte) bool) (string, error) {
+	it := t.ScanData(id, base, nil, nil)
+	enc := small
+	for it.Next() {
+		if !fits(it.Key()[storage.DataPrefixLen+len(base):], it.Value()) {
+			enc = big
+			break
+		}
+	}
+	return enc, it.Close()
+}

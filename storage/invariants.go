@@ -1,0 +1,360 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/util"
+)
+
+// maxInvariantErrors bounds how many violations CheckInvariants reports.
+const maxInvariantErrors = 20
+
+// CheckInvariants verifies the on-disk layout of s against its own bookkeeping and returns
+// every violation found (up to a bound), or nil. It is for tests and offline checks: it waits
+// for running transactions to finish and holds new ones off while it takes a snapshot, then
+// reads the whole database. The checks:
+//
+//   - every metadata record decodes, and a collection's Size is non-zero and equals its
+//     counted sub-keys (lists: one per index in [Head, Tail); sets: empty values; zsets:
+//     member records under 0x00 with 8-byte scores, and exactly one 0x01 index entry
+//     (score, member) per member record);
+//   - every expiry-index entry matches a key whose Meta.Expire is that time, and every key
+//     with an expiry has its entry;
+//   - the key and expiry counters, in memory and on disk, equal the counted metadata of every
+//     mapped keyspace, and the database map on disk equals the one in memory;
+//   - no two keys share an object ID, no object ID is above the reserved high-water mark, and
+//     no object held by a live key is queued as garbage;
+//   - every 'd' sub-key belongs to a live key's object, to an object queued as garbage, or to
+//     a key of a flushed keyspace queued as garbage, and metadata or index entries of an
+//     unmapped keyspace exist only while it is queued. So once the collector has drained the
+//     queue, no sub-key exists whose object ID no live metadata holds.
+func CheckInvariants(s *Store) error {
+	s.global.Lock()
+	snap, err := s.db.GetSnapshot()
+	if err != nil {
+		s.global.Unlock()
+		return err
+	}
+	dbmap := append([]uint32(nil), s.dbmap...)
+	s.counterMu.Lock()
+	keyCounts := make(map[uint32]int64, len(s.keys))
+	expCounts := make(map[uint32]int64, len(s.expires))
+	for p, n := range s.keys {
+		keyCounts[p] = n
+	}
+	for p, n := range s.expires {
+		expCounts[p] = n
+	}
+	s.counterMu.Unlock()
+	s.global.Unlock()
+	defer snap.Release()
+
+	c := &checker{snap: snap}
+	c.run(dbmap, keyCounts, expCounts)
+	return errors.Join(c.errs...)
+}
+
+type checker struct {
+	snap *leveldb.Snapshot
+	errs []error
+}
+
+func (c *checker) fail(format string, args ...any) {
+	if len(c.errs) == maxInvariantErrors {
+		c.errs = append(c.errs, errors.New("invariants: more violations not shown"))
+	}
+	if len(c.errs) > maxInvariantErrors {
+		return
+	}
+	c.errs = append(c.errs, fmt.Errorf("invariants: "+format, args...))
+}
+
+type ownedMeta struct {
+	phys   uint32
+	key    string
+	m      Meta
+	mapped bool
+	seen   bool // some sub-key of the object was found
+}
+
+func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
+	snap := c.snap
+	mapped := map[uint32]bool{}
+	for _, p := range dbmap {
+		if mapped[p] {
+			c.fail("keyspace %d mapped twice in %v", p, dbmap)
+		}
+		mapped[p] = true
+	}
+	if v, err := snap.Get(sysDBMap, nil); err != nil {
+		c.fail("database map: %v", err)
+	} else {
+		var disk []uint32
+		for i := 0; i+4 <= len(v); i += 4 {
+			disk = append(disk, binary.BigEndian.Uint32(v[i:]))
+		}
+		if fmt.Sprint(disk) != fmt.Sprint(dbmap) {
+			c.fail("database map on disk %v, in memory %v", disk, dbmap)
+		}
+	}
+	var idHigh uint64
+	if v, err := snap.Get(sysIDHigh, nil); err == nil && len(v) == 8 {
+		idHigh = binary.BigEndian.Uint64(v)
+	}
+
+	// The garbage queue.
+	queuedIDs := map[uint64]bool{}
+	queuedDBs := map[uint32]bool{}
+	it := snap.NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
+	for it.Next() {
+		v := it.Value()
+		switch {
+		case len(v) == 10 && v[0] == metaVersion && v[1] == garbageObject:
+			queuedIDs[binary.BigEndian.Uint64(v[2:])] = true
+		case len(v) == 10 && v[0] == metaVersion && v[1] == garbageDB:
+			p := uint32(binary.BigEndian.Uint64(v[2:]))
+			if mapped[p] {
+				c.fail("keyspace %d is mapped and queued as garbage", p)
+			}
+			queuedDBs[p] = true
+		default:
+			c.fail("garbage record %x has an unknown value %x", it.Key(), v)
+		}
+	}
+	c.iterDone(it)
+
+	// Metadata.
+	owners := map[uint64]*ownedMeta{}
+	keysSeen := map[uint32]int64{}
+	expSeen := map[uint32]int64{}
+	it = snap.NewIterator(util.BytesPrefix([]byte{tagMeta}), nil)
+	for it.Next() {
+		k := it.Key()
+		if len(k) < 5 {
+			c.fail("short metadata key %x", k)
+			continue
+		}
+		phys := binary.BigEndian.Uint32(k[1:5])
+		key := k[5:]
+		var m Meta
+		if err := decodeMeta(it.Value(), &m); err != nil {
+			c.fail("key %q in keyspace %d: %v", key, phys, err)
+			continue
+		}
+		if !mapped[phys] {
+			if !queuedDBs[phys] {
+				c.fail("key %q in keyspace %d, which is neither mapped nor queued", key, phys)
+			}
+		} else {
+			keysSeen[phys]++
+			if m.Expire != 0 {
+				expSeen[phys]++
+				if _, err := snap.Get(expireKey(nil, m.Expire, phys, key), nil); err != nil {
+					c.fail("key %q in keyspace %d expires at %d but has no expiry-index entry (%v)", key, phys, m.Expire, err)
+				}
+			}
+		}
+		if !m.Type.IsCollection() {
+			continue
+		}
+		if m.ID == 0 || m.ID >= idHigh {
+			c.fail("key %q in keyspace %d has object ID %d outside the reserved range (high %d)", key, phys, m.ID, idHigh)
+		}
+		if o := owners[m.ID]; o != nil {
+			c.fail("object %d is held by key %q (keyspace %d) and key %q (keyspace %d)", m.ID, o.key, o.phys, key, phys)
+			continue
+		}
+		if mapped[phys] && queuedIDs[m.ID] {
+			c.fail("object %d of live key %q (keyspace %d) is queued as garbage", m.ID, key, phys)
+		}
+		if mapped[phys] && m.Size == 0 {
+			c.fail("key %q in keyspace %d is an empty %s", key, phys, m.Type)
+		}
+		if m.Type == TypeList && mapped[phys] && (m.Tail < m.Head || m.Tail-m.Head != m.Size) {
+			c.fail("list %q in keyspace %d: head %d, tail %d, size %d", key, phys, m.Head, m.Tail, m.Size)
+		}
+		owners[m.ID] = &ownedMeta{phys: phys, key: string(key), m: m, mapped: mapped[phys]}
+	}
+	c.iterDone(it)
+
+	// The expiry index.
+	it = snap.NewIterator(util.BytesPrefix([]byte{tagExpire}), nil)
+	for it.Next() {
+		at, phys, key, ok := decodeExpireKey(it.Key())
+		if !ok {
+			c.fail("malformed expiry-index key %x", it.Key())
+			continue
+		}
+		if !mapped[phys] {
+			if !queuedDBs[phys] {
+				c.fail("expiry-index entry for %q in keyspace %d, which is neither mapped nor queued", key, phys)
+			}
+			continue
+		}
+		v, err := snap.Get(metaKey(nil, phys, key), nil)
+		var m Meta
+		if err == nil {
+			err = decodeMeta(v, &m)
+		}
+		if err != nil {
+			c.fail("expiry-index entry at %d for %q in keyspace %d: no key (%v)", at, key, phys, err)
+		} else if m.Expire != at {
+			c.fail("expiry-index entry at %d for %q in keyspace %d, but the key expires at %d", at, key, phys, m.Expire)
+		}
+	}
+	c.iterDone(it)
+
+	// Counters.
+	for _, p := range dbmap {
+		if keyCounts[p] != keysSeen[p] || expCounts[p] != expSeen[p] {
+			c.fail("keyspace %d: counters say %d keys, %d with expiry; counted %d and %d",
+				p, keyCounts[p], expCounts[p], keysSeen[p], expSeen[p])
+		}
+		if disk := c.counter('k', p); disk != keyCounts[p] {
+			c.fail("keyspace %d: key counter on disk %d, in memory %d", p, disk, keyCounts[p])
+		}
+		if disk := c.counter('x', p); disk != expCounts[p] {
+			c.fail("keyspace %d: expiry counter on disk %d, in memory %d", p, disk, expCounts[p])
+		}
+	}
+	it = snap.NewIterator(util.BytesPrefix([]byte{tagSystem, 'c'}), nil)
+	for it.Next() {
+		if k := it.Key(); len(k) != 7 || !mapped[binary.BigEndian.Uint32(k[3:])] {
+			c.fail("counter record %x for an unmapped keyspace", k)
+		}
+	}
+	c.iterDone(it)
+
+	// Collection sub-keys, grouped by object ID (the ID leads the key, so groups are contiguous).
+	var cur uint64
+	var st subStats
+	flush := func() {
+		if cur != 0 {
+			c.checkObject(cur, &st, owners[cur], queuedIDs, queuedDBs)
+		}
+	}
+	it = snap.NewIterator(util.BytesPrefix([]byte{tagData}), nil)
+	for it.Next() {
+		k := it.Key()
+		if len(k) < DataPrefixLen {
+			c.fail("short data key %x", k)
+			continue
+		}
+		id := binary.BigEndian.Uint64(k[1:DataPrefixLen])
+		if id != cur {
+			flush()
+			cur, st = id, subStats{}
+		}
+		st.add(c, id, owners[id], k[DataPrefixLen:], it.Value())
+	}
+	flush()
+	c.iterDone(it)
+	for id, o := range owners {
+		if o.mapped && !o.seen {
+			c.checkObject(id, &subStats{}, o, queuedIDs, queuedDBs)
+		}
+	}
+}
+
+func (c *checker) iterDone(it interface {
+	Release()
+	Error() error
+}) {
+	if err := it.Error(); err != nil {
+		c.fail("iterator: %v", err)
+	}
+	it.Release()
+}
+
+func (c *checker) counter(kind byte, phys uint32) int64 {
+	v, err := c.snap.Get(counterKey(kind, phys), nil)
+	if err != nil || len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
+}
+
+// subStats counts the sub-keys of one object.
+type subStats struct {
+	n       uint64 // all sub-keys (zsets: member records)
+	index   uint64 // zset index entries
+	badOnce bool
+}
+
+func (s *subStats) bad(c *checker, format string, args ...any) {
+	if !s.badOnce {
+		s.badOnce = true
+		c.fail(format, args...)
+	}
+}
+
+func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
+	if o == nil || !o.mapped {
+		s.n++
+		return
+	}
+	o.seen = true
+	m := &o.m
+	switch m.Type {
+	case TypeList:
+		if len(sub) != 8 {
+			s.bad(c, "list %q (object %d): sub-key %x is not an 8-byte index", o.key, id, sub)
+		} else if i := binary.BigEndian.Uint64(sub); i < m.Head || i >= m.Tail {
+			s.bad(c, "list %q (object %d): index %d outside [%d, %d)", o.key, id, i, m.Head, m.Tail)
+		}
+		s.n++
+	case TypeHash:
+		s.n++
+	case TypeSet:
+		if len(val) != 0 {
+			s.bad(c, "set %q (object %d): member %q has a value", o.key, id, sub)
+		}
+		s.n++
+	case TypeZSet:
+		switch {
+		case len(sub) >= 1 && sub[0] == 0x00:
+			if len(val) != 8 {
+				s.bad(c, "zset %q (object %d): member %q has a %d-byte score", o.key, id, sub[1:], len(val))
+			}
+			s.n++
+		case len(sub) >= 9 && sub[0] == 0x01:
+			member := sub[9:]
+			v, err := c.snap.Get(DataKey(nil, id, append([]byte{0x00}, member...)), nil)
+			if err != nil || !bytes.Equal(v, sub[1:9]) {
+				s.bad(c, "zset %q (object %d): index entry (%g, %q) has no matching member record (%x, %v)",
+					o.key, id, DecodeScore(sub[1:9]), member, v, err)
+			}
+			s.index++
+		default:
+			s.bad(c, "zset %q (object %d): unknown sub-key %x", o.key, id, sub)
+		}
+	}
+}
+
+// checkObject checks the counted sub-keys of object id against the key holding it, if any.
+func (c *checker) checkObject(id uint64, st *subStats, o *ownedMeta, queuedIDs map[uint64]bool, queuedDBs map[uint32]bool) {
+	switch {
+	case o == nil:
+		if !queuedIDs[id] {
+			c.fail("object %d: %d sub-keys that no key holds and no garbage record covers", id, st.n)
+		}
+	case !o.mapped:
+		// A key of a flushed keyspace: the collector reclaims it with the keyspace.
+		if !queuedDBs[o.phys] {
+			c.fail("object %d of key %q in unqueued keyspace %d", id, o.key, o.phys)
+		}
+	case o.m.Type == TypeZSet:
+		if st.n != o.m.Size || st.index != o.m.Size {
+			c.fail("zset %q (object %d, keyspace %d): size %d, %d member records, %d index entries",
+				o.key, id, o.phys, o.m.Size, st.n, st.index)
+		}
+	default:
+		if st.n != o.m.Size {
+			c.fail("%s %q (object %d, keyspace %d): size %d, %d sub-keys", o.m.Type, o.key, id, o.phys, o.m.Size, st.n)
+		}
+	}
+}
