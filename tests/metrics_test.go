@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/config"
@@ -80,5 +82,20 @@ func TestMetricsAfterWorkload(t *testing.T) {
 	}
 	if regexp.MustCompile(`command="[^"]*[A-Z]`).MatchString(text) {
 		t.Error("a command label is not taken from the command table")
+	}
+
+	// Every metric the Grafana dashboard queries exists.
+	dash, err := os.ReadFile("../contrib/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile(`\b((?:strata|process|go)_[a-z0-9_]+?)(?:_bucket)?\{`).FindAllStringSubmatch(string(dash), -1)
+	if len(names) < 20 {
+		t.Fatalf("found only %d metric queries in the dashboard", len(names))
+	}
+	for _, name := range names {
+		if !strings.Contains(text, "\n"+name[1]) {
+			t.Errorf("dashboard queries %s, which /metrics does not serve", name[1])
+		}
 	}
 }
