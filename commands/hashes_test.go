@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -170,5 +171,22 @@ func TestHIncrByFloatLongDouble(t *testing.T) {
 	got := collDo(t, s, 2, "HINCRBYFLOAT", "h", "e", "1e300")
 	if want := "$301\r\n100000000000000000000899732407955919387052394427329074793826008232126564659618093575584915208375049719035037250861427483"; !strings.HasPrefix(got, want) {
 		t.Errorf("HINCRBYFLOAT h e 1e300 = %q, want prefix %q", got, want)
+	}
+}
+
+func BenchmarkHSetExistingField(b *testing.B) {
+	s := collStore(b)
+	collDo(b, s, 2, "HSET", "myhash", "element:1", "xxx")
+	for b.Loop() {
+		collDo(b, s, 2, "HSET", "myhash", "element:1", "xxx")
+	}
+}
+
+func BenchmarkHSetNewFields(b *testing.B) {
+	s := collStore(b)
+	i := 0
+	for b.Loop() {
+		i++
+		collDo(b, s, 2, "HSET", "myhash", "element:"+strconv.Itoa(i), "xxx")
 	}
 }

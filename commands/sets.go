@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -207,20 +208,32 @@ func cmdSCombine(c *Ctx) {
 	var op storage.SetOp
 	name := c.Cmd.Name
 	switch name {
-	case "smembers", "sinter", "sinterstore":
+	case "smembers":
+		cmdSMembers(c)
+		return
+	case "sinter", "sinterstore":
 		op = storage.SetInter
 	case "sunion", "sunionstore":
 		op = storage.SetUnion
 	default:
 		op = storage.SetDiff
 	}
-	store := len(name) > 5 && name[len(name)-5:] == "store"
-	keys := c.Args[1:]
-	if store {
-		keys = c.Args[2:]
+	if !strings.HasSuffix(name, "store") {
+		// The size is known only at the end: the members go straight into the reply and
+		// replyCounted puts the right header in front.
+		replyCounted(c, 0, c.W.Set, func() (int, error) {
+			n := 0
+			err := c.Txn.SetCombine(op, c.Args[1:], func(m []byte) bool {
+				c.W.Bulk(m)
+				n++
+				return true
+			})
+			return n, err
+		})
+		return
 	}
 	var out [][]byte
-	err := c.Txn.SetCombine(op, keys, func(m []byte) bool {
+	err := c.Txn.SetCombine(op, c.Args[2:], func(m []byte) bool {
 		out = append(out, bytes.Clone(m))
 		return true
 	})
@@ -228,19 +241,33 @@ func cmdSCombine(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	if store {
-		n, err := c.Txn.SetStore(c.Args[1], out)
-		if err != nil {
-			c.Fail(err)
-			return
-		}
-		c.W.Int(n)
+	n, err := c.Txn.SetStore(c.Args[1], out)
+	if err != nil {
+		c.Fail(err)
 		return
 	}
-	c.W.Set(len(out))
-	for _, m := range out {
-		c.W.Bulk(m)
+	c.W.Int(n)
+}
+
+func cmdSMembers(c *Ctx) {
+	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeSet)
+	if err != nil {
+		c.Fail(err)
+		return
 	}
+	if m == nil {
+		c.W.Set(0)
+		return
+	}
+	replyCounted(c, int(m.Size), c.W.Set, func() (int, error) {
+		n := 0
+		err := c.Txn.SetEach(m, func(b []byte) bool {
+			c.W.Bulk(b)
+			n++
+			return true
+		})
+		return n, err
+	})
 }
 
 // sinterCardKeys returns the keys of SINTERCARD numkeys key [key ...]: none when numkeys is not

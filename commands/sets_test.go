@@ -2,7 +2,10 @@ package commands
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -124,4 +127,55 @@ func TestSetStoreDestinationIsSource(t *testing.T) {
 		{"SMEMBERS a", "*4\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n3\r\n$1\r\n4\r\n"},
 		{"DBSIZE", ":2\r\n"},
 	})
+}
+
+// TestSetSizesStayExactUnderConcurrency runs writers on a few keys at once and then checks that
+// every set's SCARD matches its members and every hash's HLEN its fields.
+func TestSetSizesStayExactUnderConcurrency(t *testing.T) {
+	s := collStore(t)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; i < 300; i++ {
+				k := "s" + strconv.Itoa(r.IntN(3))
+				k2 := "s" + strconv.Itoa(r.IntN(3))
+				m := strconv.Itoa(r.IntN(20))
+				var args []string
+				switch r.IntN(7) {
+				case 0, 1:
+					args = []string{"SADD", k, m, strconv.Itoa(r.IntN(20))}
+				case 2:
+					args = []string{"SREM", k, m}
+				case 3:
+					args = []string{"SPOP", k, strconv.Itoa(r.IntN(3))}
+				case 4:
+					args = []string{"SMOVE", k, k2, m}
+				case 5:
+					args = []string{"HSET", "h" + k, m, "v", strconv.Itoa(r.IntN(20)), "w"}
+				default:
+					args = []string{"HDEL", "h" + k, m}
+				}
+				if got := collDo(t, s, 2, args...); strings.HasPrefix(got, "-") {
+					t.Errorf("%v: %q", args, got)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for i := 0; i < 3; i++ {
+		k := "s" + strconv.Itoa(i)
+		card := collDo(t, s, 2, "SCARD", k)
+		members := collDo(t, s, 2, "SMEMBERS", k)
+		if want := ":" + strings.TrimPrefix(strings.SplitN(members, "\r\n", 2)[0], "*") + "\r\n"; card != want {
+			t.Errorf("SCARD %s = %q, SMEMBERS header %q", k, card, members[:min(len(members), 10)])
+		}
+		hlen := collDo(t, s, 2, "HLEN", "h"+k)
+		keys := collDo(t, s, 2, "HKEYS", "h"+k)
+		if want := ":" + strings.TrimPrefix(strings.SplitN(keys, "\r\n", 2)[0], "*") + "\r\n"; hlen != want {
+			t.Errorf("HLEN h%s = %q, HKEYS header %q", k, hlen, keys[:min(len(keys), 10)])
+		}
+	}
 }
