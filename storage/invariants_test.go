@@ -207,8 +207,8 @@ func TestInvariantsHoldThroughAWorkload(t *testing.T) {
 // a report naming it.
 func TestInvariantsDetectViolations(t *testing.T) {
 	cases := []struct {
-		name  string
-		want  string
+		name   string
+		want   string
 		break_ func(t *testing.T, s *Store)
 	}{
 		{"size", "size 52, 51 sub-keys", func(t *testing.T, s *Store) {
