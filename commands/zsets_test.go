@@ -222,7 +222,7 @@ func TestZSetErrorsWriteNothing(t *testing.T) {
 }
 
 // TestZPopGenericForBlockingCallers checks the reply shapes a blocking pop builds on.
-func TestZPopGenericForBlockingCallers(t *testing.T) {
+func TestZSetPopGenericForBlockingCallers(t *testing.T) {
 	s := zTestStore(t)
 	zDo(t, s, 2, "ZADD", "z", "1", "a", "2", "b")
 	zDo(t, s, 2, "SET", "str", "x")

@@ -43,7 +43,7 @@ func checkScorePair(t *testing.T, a, b float64) {
 	}
 }
 
-func TestScoreOrderProperty(t *testing.T) {
+func TestZSetScoreOrderProperty(t *testing.T) {
 	for _, a := range zsetSpecialScores {
 		for _, b := range zsetSpecialScores {
 			checkScorePair(t, a, b)
