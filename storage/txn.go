@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/comparer"
 	"github.com/syndtr/goleveldb/leveldb/iterator"
-	"github.com/syndtr/goleveldb/leveldb/memdb"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -29,7 +28,7 @@ type Txn struct {
 	stripes   []uint16
 
 	batch   leveldb.Batch
-	over    *memdb.DB // pending writes: value prefixed by opPut, or opDel alone
+	over    map[string][]byte // pending writes: value prefixed by opPut, or opDel alone
 	deltas  []counterDelta
 	garbage bool
 	buf     []byte
@@ -45,6 +44,8 @@ const (
 	opPut = 1
 	opDel = 2
 )
+
+var delMark = []byte{opDel}
 
 var txnPool = sync.Pool{New: func() any { return new(Txn) }}
 
@@ -134,8 +135,10 @@ func (t *Txn) release() {
 		t.s.global.RUnlock()
 	}
 	t.batch.Reset()
-	if t.over != nil {
-		t.over.Reset()
+	if len(t.over) > 1024 {
+		t.over = nil // a big overlay is dropped rather than cleared bucket by bucket
+	} else {
+		clear(t.over)
 	}
 	t.deltas = t.deltas[:0]
 	t.garbage = false
@@ -160,7 +163,7 @@ func (t *Txn) addDelta(phys uint32, keys, expires int64) {
 // get reads k through the overlay. The result must not be modified.
 func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if t.over != nil {
-		if v, err := t.over.Get(k); err == nil {
+		if v, ok := t.over[string(k)]; ok {
 			if v[0] == opDel {
 				return nil, false, nil
 			}
@@ -174,9 +177,9 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	return v, err == nil, err
 }
 
-func (t *Txn) overlay() *memdb.DB {
+func (t *Txn) overlay() map[string][]byte {
 	if t.over == nil {
-		t.over = memdb.New(comparer.DefaultComparer, 4096)
+		t.over = make(map[string][]byte)
 	}
 	return t.over
 }
@@ -184,14 +187,16 @@ func (t *Txn) overlay() *memdb.DB {
 // put stages k=v.
 func (t *Txn) put(k, v []byte) {
 	t.batch.Put(k, v)
-	t.buf = append(append(t.buf[:0], opPut), v...)
-	t.overlay().Put(k, t.buf)
+	e := make([]byte, 1+len(v))
+	e[0] = opPut
+	copy(e[1:], v)
+	t.overlay()[string(k)] = e
 }
 
 // del stages the deletion of k.
 func (t *Txn) del(k []byte) {
 	t.batch.Delete(k)
-	t.overlay().Put(k, []byte{opDel})
+	t.overlay()[string(k)] = delMark
 }
 
 // GetData reads a collection sub-key built by DataKey.
@@ -206,20 +211,21 @@ func (t *Txn) DeleteData(k []byte) { t.del(k) }
 // Iter walks [start, limit) in one direction, merging t's pending writes over the database.
 // Key and Value are valid until the next call to Next.
 type Iter struct {
-	base, over iterator.Iterator
-	reverse    bool
-	bOK, oOK   bool
-	pendB      bool // advance base before the next step
-	pendO      bool
-	key, val   []byte
+	base     iterator.Iterator
+	over     *sliceIter
+	reverse  bool
+	bOK, oOK bool
+	pendB    bool // advance base before the next step
+	pendO    bool
+	key, val []byte
 }
 
 // Iterate returns an iterator over [start, limit); limit nil means no upper bound.
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	r := &util.Range{Start: start, Limit: limit}
 	it := &Iter{base: t.s.db.NewIterator(r, nil), reverse: reverse}
-	if t.over != nil && t.over.Len() > 0 {
-		it.over = t.over.NewIterator(r)
+	if len(t.over) > 0 {
+		it.over = newSliceIter(t.over, start, limit)
 	}
 	if reverse {
 		it.bOK = it.base.Last()
@@ -236,7 +242,10 @@ func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 }
 
 func (it *Iter) advance(base bool) {
-	var i iterator.Iterator = it.over
+	var i interface {
+		Next() bool
+		Prev() bool
+	} = it.over
 	if base {
 		i = it.base
 	}
@@ -302,8 +311,35 @@ func (it *Iter) Value() []byte { return it.val }
 func (it *Iter) Close() error {
 	err := it.base.Error()
 	it.base.Release()
-	if it.over != nil {
-		it.over.Release()
-	}
 	return err
 }
+
+// sliceIter walks a sorted copy of the overlay entries in [start, limit), taken when the
+// iterator is created.
+type sliceIter struct {
+	keys [][]byte
+	vals [][]byte
+	pos  int
+}
+
+func newSliceIter(m map[string][]byte, start, limit []byte) *sliceIter {
+	var names []string
+	for k := range m {
+		if k >= string(start) && (limit == nil || k < string(limit)) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	si := &sliceIter{keys: make([][]byte, len(names)), vals: make([][]byte, len(names))}
+	for i, k := range names {
+		si.keys[i], si.vals[i] = []byte(k), m[k]
+	}
+	return si
+}
+
+func (si *sliceIter) First() bool   { si.pos = 0; return si.pos < len(si.keys) }
+func (si *sliceIter) Last() bool    { si.pos = len(si.keys) - 1; return si.pos >= 0 }
+func (si *sliceIter) Next() bool    { si.pos++; return si.pos < len(si.keys) }
+func (si *sliceIter) Prev() bool    { si.pos--; return si.pos >= 0 }
+func (si *sliceIter) Key() []byte   { return si.keys[si.pos] }
+func (si *sliceIter) Value() []byte { return si.vals[si.pos] }
