@@ -14,6 +14,9 @@ import (
 )
 
 func main() {
+	if runTool(os.Args[1:]) {
+		return
+	}
 	for _, a := range os.Args[1:] {
 		switch a {
 		case "--help", "-h":
