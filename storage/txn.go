@@ -33,6 +33,11 @@ type Txn struct {
 	garbage bool
 	buf     []byte
 	done    bool
+
+	lastKey   []byte // the last key read from the database, and its value
+	lastVal   []byte
+	lastFound bool
+	lastOK    bool
 }
 
 type counterDelta struct {
@@ -142,6 +147,7 @@ func (t *Txn) release() {
 	}
 	t.deltas = t.deltas[:0]
 	t.garbage = false
+	t.lastOK, t.lastVal = false, nil
 	t.s = nil
 	txnPool.Put(t)
 }
@@ -170,11 +176,21 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 			return v[1:], true, nil
 		}
 	}
-	v, err := t.s.db.Get(k, nil)
-	if err == leveldb.ErrNotFound {
-		return nil, false, nil
+	// The last database read is remembered: a command usually reads a key's metadata and then
+	// rewrites it, and a write goes to the overlay, which is consulted first.
+	if t.lastOK && bytes.Equal(k, t.lastKey) {
+		return t.lastVal, t.lastFound, nil
 	}
-	return v, err == nil, err
+	v, err := t.s.db.Get(k, nil)
+	found := err == nil
+	if err == leveldb.ErrNotFound {
+		err = nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	t.lastKey, t.lastVal, t.lastFound, t.lastOK = append(t.lastKey[:0], k...), v, found, true
+	return v, found, nil
 }
 
 func (t *Txn) overlay() map[string][]byte {
