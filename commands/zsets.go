@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -72,9 +71,25 @@ func isHexDigit(c byte) bool {
 	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func hasPrefixFold(b []byte, p string) bool {
-	return len(b) >= len(p) && strings.EqualFold(string(b[:len(p)]), p)
+// zfold reports whether b is the lower-case ASCII word s up to ASCII case, as strcasecmp
+// compares (no Unicode folding).
+func zfold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
 }
+
+func hasPrefixFold(b []byte, p string) bool { return len(b) >= len(p) && zfold(b[:len(p)], p) }
 
 // strtod parses the longest prefix of s that C's strtod accepts (leading white space, sign,
 // decimal or hexadecimal digits, "inf", "infinity", "nan"). It returns the value, the length of
@@ -363,18 +378,18 @@ func zaddGeneric(c *Ctx, incr bool) {
 	i := 2
 opts:
 	for ; i < len(c.Args); i++ {
-		switch strings.ToLower(c.Arg(i)) {
-		case "nx":
+		switch a := c.Args[i]; {
+		case zfold(a, "nx"):
 			nx = true
-		case "xx":
+		case zfold(a, "xx"):
 			xx = true
-		case "ch":
+		case zfold(a, "ch"):
 			ch = true
-		case "incr":
+		case zfold(a, "incr"):
 			incr = true
-		case "gt":
+		case zfold(a, "gt"):
 			gt = true
-		case "lt":
+		case zfold(a, "lt"):
 			lt = true
 		default:
 			break opts
@@ -559,9 +574,9 @@ func cmdZMPop(c *Ctx) {
 		return
 	}
 	var max bool
-	switch strings.ToLower(c.Arg(int(whereIdx))) {
-	case "min":
-	case "max":
+	switch a := c.Args[whereIdx]; {
+	case zfold(a, "min"):
+	case zfold(a, "max"):
 		max = true
 	default:
 		c.W.Error(ErrSyntax)
@@ -569,7 +584,7 @@ func cmdZMPop(c *Ctx) {
 	}
 	count := int64(-1)
 	for j := int(whereIdx) + 1; j < len(c.Args); j++ {
-		if count == -1 && strings.EqualFold(c.Arg(j), "count") && j+1 < len(c.Args) {
+		if count == -1 && zfold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
 			n, ok := zRangeLong(c, j, 1, math.MaxInt64, errZCount)
 			if !ok {
@@ -681,7 +696,7 @@ func cmdZRandMember(c *Ctx) {
 	if !ok {
 		return
 	}
-	if len(c.Args) > 4 || len(c.Args) == 4 && !strings.EqualFold(c.Arg(3), "withscores") {
+	if len(c.Args) > 4 || len(c.Args) == 4 && !zfold(c.Args[3], "withscores") {
 		c.W.Error(ErrSyntax)
 		return
 	}

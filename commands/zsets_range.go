@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"strings"
-
 	"github.com/strata-db/strata/storage"
 )
 
@@ -85,11 +83,11 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, kind zrangeKind, dir zrange
 	withScores := false
 	offset, limit := int64(0), int64(-1)
 	for j := argStart + 3; j < len(c.Args); j++ {
-		opt := c.Arg(j)
+		opt := c.Args[j]
 		switch {
-		case !store && strings.EqualFold(opt, "withscores"):
+		case !store && zfold(opt, "withscores"):
 			withScores = true
-		case strings.EqualFold(opt, "limit") && len(c.Args)-j-1 >= 2:
+		case zfold(opt, "limit") && len(c.Args)-j-1 >= 2:
 			var ok bool
 			if offset, ok = c.Int(j + 1); !ok {
 				return
@@ -98,11 +96,11 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, kind zrangeKind, dir zrange
 				return
 			}
 			j += 2
-		case dir == zdAuto && strings.EqualFold(opt, "rev"):
+		case dir == zdAuto && zfold(opt, "rev"):
 			dir = zdReverse
-		case kind == zrAuto && strings.EqualFold(opt, "bylex"):
+		case kind == zrAuto && zfold(opt, "bylex"):
 			kind = zrLex
-		case kind == zrAuto && strings.EqualFold(opt, "byscore"):
+		case kind == zrAuto && zfold(opt, "byscore"):
 			kind = zrScore
 		default:
 			c.W.Error(ErrSyntax)

@@ -22,9 +22,13 @@ func init() {
 		&Command{Name: "zinter", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
 		&Command{Name: "zdiff", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
 		&Command{Name: "zintercard", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
-		&Command{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, Keys: dstAndNumKeys, Handler: cmdZSetOp},
-		&Command{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, Keys: dstAndNumKeys, Handler: cmdZSetOp},
-		&Command{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, Keys: dstAndNumKeys, Handler: cmdZSetOp},
+		// FirstKey..LastKey name the destination only, as COMMAND reports it; Keys finds them all.
+		&Command{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1,
+			Keys: dstAndNumKeys, Handler: cmdZSetOp},
+		&Command{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1,
+			Keys: dstAndNumKeys, Handler: cmdZSetOp},
+		&Command{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1,
+			Keys: dstAndNumKeys, Handler: cmdZSetOp},
 	)
 }
 
@@ -163,9 +167,9 @@ func cmdZSetOp(c *Ctx) {
 	withScores := false
 	limit := int64(0)
 	for remaining := len(c.Args) - j; remaining > 0; remaining = len(c.Args) - j {
-		opt := c.Arg(j)
+		opt := c.Args[j]
 		switch {
-		case op != zopDiff && !cardOnly && remaining >= len(srcs)+1 && strings.EqualFold(opt, "weights"):
+		case op != zopDiff && !cardOnly && remaining >= len(srcs)+1 && zfold(opt, "weights"):
 			j++
 			for i := range srcs {
 				w, ok := parseScore(c.Args[j])
@@ -176,23 +180,23 @@ func cmdZSetOp(c *Ctx) {
 				srcs[i].weight = w
 				j++
 			}
-		case op != zopDiff && !cardOnly && remaining >= 2 && strings.EqualFold(opt, "aggregate"):
-			switch strings.ToLower(c.Arg(j + 1)) {
-			case "sum":
+		case op != zopDiff && !cardOnly && remaining >= 2 && zfold(opt, "aggregate"):
+			switch a := c.Args[j+1]; {
+			case zfold(a, "sum"):
 				agg = zaggSum
-			case "min":
+			case zfold(a, "min"):
 				agg = zaggMin
-			case "max":
+			case zfold(a, "max"):
 				agg = zaggMax
 			default:
 				c.W.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && strings.EqualFold(opt, "withscores"):
+		case dst == nil && !cardOnly && zfold(opt, "withscores"):
 			withScores = true
 			j++
-		case cardOnly && remaining >= 2 && strings.EqualFold(opt, "limit"):
+		case cardOnly && remaining >= 2 && zfold(opt, "limit"):
 			n, ok := zRangeLong(c, j+1, 0, math.MaxInt64, errZLimitNegative)
 			if !ok {
 				return
