@@ -158,7 +158,7 @@ func cmdCopy(c *Ctx) {
 		c.W.Error(ErrSameObject)
 		return
 	}
-	if db != c.Client.DB {
+	if db != c.Client.DB && !c.Txn.Exclusive() {
 		// The striped locks cover src and dst in this database only; another database
 		// needs the whole store. Nothing was read or written yet, so switching is safe.
 		c.Txn.Abort()
@@ -213,7 +213,7 @@ func cmdTouch(c *Ctx) {
 }
 
 func cmdRandomKey(c *Ctx) {
-	c.Txn = c.Store.Begin(c.Client.DB, nil, false)
+	beginRead(c)
 	k, err := c.Txn.RandomKey()
 	switch {
 	case err != nil:
@@ -314,7 +314,7 @@ func redisInt(m *storage.Meta) (int64, bool) {
 // Redis 7.0's default encoding thresholds.
 const (
 	embstrLimit          = 44  // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-	hashListpackEntries  = 128 // hash-max-listpack-entries
+	hashListpackEntries  = 512 // hash-max-listpack-entries (512 built in; redis.conf says 128)
 	hashListpackValue    = 64  // hash-max-listpack-value
 	setIntsetEntries     = 512 // set-max-intset-entries
 	zsetListpackEntries  = 128 // zset-max-listpack-entries

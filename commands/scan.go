@@ -320,6 +320,15 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 	return o, true
 }
 
+// beginRead gives a command without key arguments (SCAN, KEYS, RANDOMKEY) a read transaction
+// on its database, unless its caller already runs it inside one. The dispatcher commits (a
+// no-op) and releases it.
+func beginRead(c *Ctx) {
+	if c.Txn == nil {
+		c.Txn = c.Store.Begin(c.Client.DB, nil, false)
+	}
+}
+
 // writeScanReply writes [cursor, elements].
 func writeScanReply(c *Ctx, cursor uint64, elems [][]byte) {
 	c.W.Array(2)
@@ -345,7 +354,7 @@ func cmdScan(c *Ctx) {
 		return
 	}
 	pos := cursors.lookup(cur)
-	c.Txn = c.Store.Begin(c.Client.DB, nil, false)
+	beginRead(c)
 	var prefix []byte
 	if o.pattern != nil {
 		prefix = globPrefix(o.pattern)
@@ -384,7 +393,7 @@ func cmdScan(c *Ctx) {
 func cmdKeys(c *Ctx) {
 	pattern := c.Args[1]
 	all := len(pattern) == 1 && pattern[0] == '*'
-	c.Txn = c.Store.Begin(c.Client.DB, nil, false)
+	beginRead(c)
 	var prefix []byte
 	if !all {
 		prefix = globPrefix(pattern)

@@ -68,3 +68,7 @@ func (t *Txn) CopyData(m *Meta) (uint64, error) {
 	}
 	return id, nil
 }
+
+// Exclusive reports whether t excludes every other transaction (BeginExclusive), as operations
+// on several databases need.
+func (t *Txn) Exclusive() bool { return t.exclusive }
