@@ -467,6 +467,9 @@ opts:
 		if !zSave(c, z) {
 			return
 		}
+		if added > 0 {
+			c.Signal(c.Args[1]) // wakes clients blocked on the key (BZPOPMIN, BZMPOP)
+		}
 	}
 	switch {
 	case !incr && ch:

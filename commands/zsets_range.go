@@ -174,6 +174,9 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, kind zrangeKind, dir zrange
 			c.Fail(err)
 			return
 		}
+		if n > 0 {
+			c.Signal(c.Args[1])
+		}
 		c.W.Int(n)
 		return
 	}

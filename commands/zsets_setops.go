@@ -238,6 +238,9 @@ func cmdZSetOp(c *Ctx) {
 			c.Fail(err)
 			return
 		}
+		if n > 0 {
+			c.Signal(dst)
+		}
 		c.W.Int(n)
 	default:
 		zWriteEntries(c.W, res, withScores)

@@ -346,3 +346,37 @@ func TestZSetLargeRangesAndRandom(t *testing.T) {
 		t.Fatalf("RESP3 ZRANDMEMBER WITHSCORES: %q", got)
 	}
 }
+
+// TestZSetSignalsReadyKeys checks that commands giving a key members report it, so clients
+// blocked in BZPOPMIN or BZMPOP wake up.
+func TestZSetSignalsReadyKeys(t *testing.T) {
+	s := zTestStore(t)
+	for _, tc := range []struct {
+		cmd, ready string
+	}{
+		{"ZADD z 1 a", "z"},
+		{"ZADD z 2 a", ""},
+		{"ZINCRBY z 1 b", "z"},
+		{"ZADD z XX 1 c", ""},
+		{"ZRANGESTORE d z 0 -1", "d"},
+		{"ZRANGESTORE e nokey 0 -1", ""},
+		{"ZUNIONSTORE u 1 z", "u"},
+		{"ZINTERSTORE i 2 z nokey", ""},
+		{"ZPOPMIN z", ""},
+	} {
+		args := strings.Fields(tc.cmd)
+		bargs := make([][]byte, len(args))
+		for i, a := range args {
+			bargs[i] = []byte(a)
+		}
+		c := &Ctx{Args: bargs, Client: &Client{Proto: 2}, Store: s, W: &Writer{Proto: 2}}
+		Dispatch(c, false)
+		var got []string
+		for _, k := range c.Ready {
+			got = append(got, string(k))
+		}
+		if strings.Join(got, " ") != tc.ready {
+			t.Errorf("%s: ready %q, want %q", tc.cmd, got, tc.ready)
+		}
+	}
+}
