@@ -136,13 +136,13 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, kind zrangeKind, dir zrange
 		}
 	case zrScore:
 		var ok bool
-		if sr, ok = parseScoreRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
+		if sr, ok = zParseScoreRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
 			c.W.Error(errZMinMaxFloat)
 			return
 		}
 	case zrLex:
 		var ok bool
-		if lr, ok = parseLexRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
+		if lr, ok = zParseLexRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
 			c.W.Error(errZMinMaxLex)
 			return
 		}
@@ -196,11 +196,11 @@ func cmdZCount(c *Ctx) {
 	var lr storage.LexRange
 	var ok bool
 	if lex {
-		if lr, ok = parseLexRange(c.Args[2], c.Args[3]); !ok {
+		if lr, ok = zParseLexRange(c.Args[2], c.Args[3]); !ok {
 			c.W.Error(errZMinMaxLex)
 			return
 		}
-	} else if sr, ok = parseScoreRange(c.Args[2], c.Args[3]); !ok {
+	} else if sr, ok = zParseScoreRange(c.Args[2], c.Args[3]); !ok {
 		c.W.Error(errZMinMaxFloat)
 		return
 	}
@@ -236,12 +236,12 @@ func cmdZRemRange(c *Ctx) {
 			return
 		}
 	case "zremrangebyscore":
-		if sr, ok = parseScoreRange(c.Args[2], c.Args[3]); !ok {
+		if sr, ok = zParseScoreRange(c.Args[2], c.Args[3]); !ok {
 			c.W.Error(errZMinMaxFloat)
 			return
 		}
 	default:
-		if lr, ok = parseLexRange(c.Args[2], c.Args[3]); !ok {
+		if lr, ok = zParseLexRange(c.Args[2], c.Args[3]); !ok {
 			c.W.Error(errZMinMaxLex)
 			return
 		}

@@ -15,13 +15,13 @@ func init() {
 		if len(args) < 2 {
 			return nil
 		}
-		return append([][]byte{args[1]}, numKeysAt(2)(args)...)
+		return append([][]byte{args[1]}, zNumKeysAt(2)(args)...)
 	}
 	register(
-		&Command{Name: "zunion", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
-		&Command{Name: "zinter", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
-		&Command{Name: "zdiff", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
-		&Command{Name: "zintercard", Arity: -3, Flags: FlagReadonly, Keys: numKeysAt(1), Handler: cmdZSetOp},
+		&Command{Name: "zunion", Arity: -3, Flags: FlagReadonly, Keys: zNumKeysAt(1), Handler: cmdZSetOp},
+		&Command{Name: "zinter", Arity: -3, Flags: FlagReadonly, Keys: zNumKeysAt(1), Handler: cmdZSetOp},
+		&Command{Name: "zdiff", Arity: -3, Flags: FlagReadonly, Keys: zNumKeysAt(1), Handler: cmdZSetOp},
+		&Command{Name: "zintercard", Arity: -3, Flags: FlagReadonly, Keys: zNumKeysAt(1), Handler: cmdZSetOp},
 		// FirstKey..LastKey name the destination only, as COMMAND reports it; Keys finds them all.
 		&Command{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1,
 			Keys: dstAndNumKeys, Handler: cmdZSetOp},
@@ -172,7 +172,7 @@ func cmdZSetOp(c *Ctx) {
 		case op != zopDiff && !cardOnly && remaining >= len(srcs)+1 && zfold(opt, "weights"):
 			j++
 			for i := range srcs {
-				w, ok := parseScore(c.Args[j])
+				w, ok := zParseScore(c.Args[j])
 				if !ok {
 					c.W.Error(errZWeightFloat)
 					return

@@ -170,9 +170,9 @@ func TestZSetParseScore(t *testing.T) {
 		{"1_0", 0, false}, {"", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"+-1", 0, false},
 		{"1\x00", 0, false}, {"abc", 0, false},
 	} {
-		got, ok := parseScore([]byte(tc.in))
+		got, ok := zParseScore([]byte(tc.in))
 		if ok != tc.ok || ok && got != tc.want {
-			t.Errorf("parseScore(%q) = %v %v, want %v %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("zParseScore(%q) = %v %v, want %v %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 	// Outcomes of ZRANGEBYSCORE bounds (zslParseRange): plain strtod up to the C string's end.
@@ -187,9 +187,9 @@ func TestZSetParseScore(t *testing.T) {
 		{"(nan", 0, false, false}, {"1 ", 0, false, false}, {"((1", 0, false, false}, {"[1", 0, false, false},
 		{"a", 0, false, false},
 	} {
-		got, ex, ok := parseRangeScore([]byte(tc.in))
+		got, ex, ok := zParseRangeScore([]byte(tc.in))
 		if ok != tc.ok || ok && (got != tc.want || ex != tc.ex) {
-			t.Errorf("parseRangeScore(%q) = %v %v %v, want %v %v %v", tc.in, got, ex, ok, tc.want, tc.ex, tc.ok)
+			t.Errorf("zParseRangeScore(%q) = %v %v %v, want %v %v %v", tc.in, got, ex, ok, tc.want, tc.ex, tc.ok)
 		}
 	}
 	for _, tc := range []struct {
@@ -197,8 +197,8 @@ func TestZSetParseScore(t *testing.T) {
 		ok bool
 	}{{"-", true}, {"+", true}, {"[a", true}, {"(a", true}, {"[", true}, {"(", true}, {"+\x00x", true},
 		{"", false}, {"a", false}, {"+a", false}, {"-a", false}, {"1", false}} {
-		if _, ok := parseLexBound([]byte(tc.in)); ok != tc.ok {
-			t.Errorf("parseLexBound(%q) ok = %v", tc.in, ok)
+		if _, ok := zParseLexBound([]byte(tc.in)); ok != tc.ok {
+			t.Errorf("zParseLexBound(%q) ok = %v", tc.in, ok)
 		}
 	}
 }

@@ -66,9 +66,9 @@ type LexBound struct {
 // LexRange is a lexicographic interval over member bytes.
 type LexRange struct{ Min, Max LexBound }
 
-// cmpLex compares v with bound b as Redis's sdscmplex does, "-" and "+" being the smallest and
+// zcmpLex compares v with bound b as Redis's sdscmplex does, "-" and "+" being the smallest and
 // largest strings.
-func cmpLex(v []byte, b LexBound) int {
+func zcmpLex(v []byte, b LexBound) int {
 	switch b.Inf {
 	case -1:
 		return 1
@@ -80,7 +80,7 @@ func cmpLex(v []byte, b LexBound) int {
 
 // GteMin reports whether v is at or above r's lower end.
 func (r LexRange) GteMin(v []byte) bool {
-	c := cmpLex(v, r.Min)
+	c := zcmpLex(v, r.Min)
 	if r.Min.Ex {
 		return c > 0
 	}
@@ -89,7 +89,7 @@ func (r LexRange) GteMin(v []byte) bool {
 
 // LteMax reports whether v is at or below r's upper end.
 func (r LexRange) LteMax(v []byte) bool {
-	c := cmpLex(v, r.Max)
+	c := zcmpLex(v, r.Max)
 	if r.Max.Ex {
 		return c < 0
 	}
@@ -349,9 +349,9 @@ func (z *ZSet) scoreBounds(r ScoreRange) (start, limit []byte) {
 	return start, limit
 }
 
-// window skips offset entries, then passes at most count (negative: all) to fn, as Redis's
+// zwindow skips offset entries, then passes at most count (negative: all) to fn, as Redis's
 // LIMIT does. A negative offset selects nothing.
-func window(offset, count int64, fn func([]byte, float64) bool) func([]byte, float64) bool {
+func zwindow(offset, count int64, fn func([]byte, float64) bool) func([]byte, float64) bool {
 	return func(m []byte, s float64) bool {
 		if offset > 0 {
 			offset--
@@ -372,7 +372,7 @@ func (z *ZSet) RangeByScore(r ScoreRange, reverse bool, offset, count int64, fn 
 		return nil
 	}
 	start, limit := z.scoreBounds(r)
-	return z.scan(start, limit, reverse, window(offset, count, fn))
+	return z.scan(start, limit, reverse, zwindow(offset, count, fn))
 }
 
 // CountByScore returns the number of members with scores in r.
@@ -420,7 +420,7 @@ func (z *ZSet) RangeByLex(r LexRange, reverse bool, offset, count int64, fn func
 			hi = append(hi, 0)
 		}
 	}
-	inner := window(offset, count, fn)
+	inner := zwindow(offset, count, fn)
 	seeking := true
 	return z.scan(lo, hi, reverse, func(m []byte, s float64) bool {
 		if seeking {
@@ -478,8 +478,8 @@ func (z *ZSet) Rank(member []byte, reverse bool) (int64, bool, error) {
 	return n, true, nil
 }
 
-// collect copies the entries fn-style range walkers produce.
-func collect(walk func(fn func([]byte, float64) bool) error) ([]ZEntry, error) {
+// zcollectEntries copies the entries fn-style range walkers produce.
+func zcollectEntries(walk func(fn func([]byte, float64) bool) error) ([]ZEntry, error) {
 	var out []ZEntry
 	err := walk(func(m []byte, s float64) bool {
 		out = append(out, ZEntry{append([]byte(nil), m...), s})
@@ -501,7 +501,7 @@ func (z *ZSet) Pop(max bool, count int64) ([]ZEntry, error) {
 	if count <= 0 || !z.Exists() {
 		return nil, nil
 	}
-	es, err := collect(func(fn func([]byte, float64) bool) error {
+	es, err := zcollectEntries(func(fn func([]byte, float64) bool) error {
 		left := count
 		return z.Scan(max, func(m []byte, s float64) bool { left--; return fn(m, s) && left > 0 })
 	})
@@ -515,7 +515,7 @@ func (z *ZSet) Pop(max bool, count int64) ([]ZEntry, error) {
 // RemoveRangeByRank removes the members at ranks start..stop (0-based, inclusive, within
 // [0, Len())) and returns how many it removed.
 func (z *ZSet) RemoveRangeByRank(start, stop int64) (int64, error) {
-	es, err := collect(func(fn func([]byte, float64) bool) error { return z.RangeByRank(start, stop, false, fn) })
+	es, err := zcollectEntries(func(fn func([]byte, float64) bool) error { return z.RangeByRank(start, stop, false, fn) })
 	if err != nil {
 		return 0, err
 	}
@@ -524,7 +524,7 @@ func (z *ZSet) RemoveRangeByRank(start, stop int64) (int64, error) {
 
 // RemoveRangeByScore removes the members with scores in r and returns how many it removed.
 func (z *ZSet) RemoveRangeByScore(r ScoreRange) (int64, error) {
-	es, err := collect(func(fn func([]byte, float64) bool) error { return z.RangeByScore(r, false, 0, -1, fn) })
+	es, err := zcollectEntries(func(fn func([]byte, float64) bool) error { return z.RangeByScore(r, false, 0, -1, fn) })
 	if err != nil {
 		return 0, err
 	}
@@ -534,7 +534,7 @@ func (z *ZSet) RemoveRangeByScore(r ScoreRange) (int64, error) {
 // RemoveRangeByLex removes the members in lex range r (as RangeByLex selects them) and returns
 // how many it removed.
 func (z *ZSet) RemoveRangeByLex(r LexRange) (int64, error) {
-	es, err := collect(func(fn func([]byte, float64) bool) error { return z.RangeByLex(r, false, 0, -1, fn) })
+	es, err := zcollectEntries(func(fn func([]byte, float64) bool) error { return z.RangeByLex(r, false, 0, -1, fn) })
 	if err != nil {
 		return 0, err
 	}

@@ -20,9 +20,9 @@ var zsetSpecialScores = []float64{
 	math.MaxFloat64, math.Inf(1),
 }
 
-// checkScorePair fails t unless EncodeScore orders a and b exactly as float64 comparison does
+// zcheckScorePair fails t unless EncodeScore orders a and b exactly as float64 comparison does
 // (-0 equal to +0) and DecodeScore round-trips both.
-func checkScorePair(t *testing.T, a, b float64) {
+func zcheckScorePair(t *testing.T, a, b float64) {
 	t.Helper()
 	ea, eb := EncodeScore(nil, a), EncodeScore(nil, b)
 	if len(ea) != 8 || len(eb) != 8 {
@@ -46,7 +46,7 @@ func checkScorePair(t *testing.T, a, b float64) {
 func TestZSetScoreOrderProperty(t *testing.T) {
 	for _, a := range zsetSpecialScores {
 		for _, b := range zsetSpecialScores {
-			checkScorePair(t, a, b)
+			zcheckScorePair(t, a, b)
 		}
 	}
 	// Random bit patterns cover every exponent, subnormals and both signs.
@@ -78,7 +78,7 @@ func TestZSetScoreOrderProperty(t *testing.T) {
 		if r.Intn(8) == 0 {
 			b = math.Nextafter(a, randScore()) // neighbours
 		}
-		checkScorePair(t, a, b)
+		zcheckScorePair(t, a, b)
 	}
 	// Sorting by encoding sorts by value.
 	vals := make([]float64, 5000)
@@ -108,7 +108,7 @@ func FuzzScoreOrder(f *testing.F) {
 		if math.IsNaN(a) || math.IsNaN(b) {
 			return
 		}
-		checkScorePair(t, a, b)
+		zcheckScorePair(t, a, b)
 	})
 }
 
@@ -139,7 +139,7 @@ func zentriesString(es []ZEntry) string {
 
 func zcollect(t *testing.T, walk func(fn func([]byte, float64) bool) error) []ZEntry {
 	t.Helper()
-	es, err := collect(walk)
+	es, err := zcollectEntries(walk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +156,8 @@ func zexpect(t *testing.T, what string, got, want []ZEntry) {
 	}
 }
 
-// modelWindow applies Redis's LIMIT offset count to es.
-func modelWindow(es []ZEntry, offset, count int64) []ZEntry {
+// zmodelWindow applies Redis's LIMIT offset count to es.
+func zmodelWindow(es []ZEntry, offset, count int64) []ZEntry {
 	if offset < 0 || offset >= int64(len(es)) {
 		return nil
 	}
@@ -168,21 +168,21 @@ func modelWindow(es []ZEntry, offset, count int64) []ZEntry {
 	return es
 }
 
-func reversed(es []ZEntry) []ZEntry {
+func zreversed(es []ZEntry) []ZEntry {
 	out := slices.Clone(es)
 	slices.Reverse(out)
 	return out
 }
 
-// checkZSet compares every read path of z with the model.
-func checkZSet(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, scores []float64) {
+// zcheckSet compares every read path of z with the model.
+func zcheckSet(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, scores []float64) {
 	t.Helper()
 	all := m.sorted()
 	if z.Len() != int64(len(all)) {
 		t.Fatalf("Len = %d, want %d", z.Len(), len(all))
 	}
 	zexpect(t, "scan", zcollect(t, func(fn func([]byte, float64) bool) error { return z.Scan(false, fn) }), all)
-	zexpect(t, "reverse scan", zcollect(t, func(fn func([]byte, float64) bool) error { return z.Scan(true, fn) }), reversed(all))
+	zexpect(t, "reverse scan", zcollect(t, func(fn func([]byte, float64) bool) error { return z.Scan(true, fn) }), zreversed(all))
 	byMember := slices.Clone(all)
 	slices.SortFunc(byMember, func(a, b ZEntry) int { return bytes.Compare(a.Member, b.Member) })
 	zexpect(t, "members", zcollect(t, z.Members), byMember)
@@ -212,7 +212,7 @@ func checkZSet(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, scores []float64) 
 		for _, rev := range []bool{false, true} {
 			src := all
 			if rev {
-				src = reversed(all)
+				src = zreversed(all)
 			}
 			got := zcollect(t, func(fn func([]byte, float64) bool) error { return z.RangeByRank(a, b, rev, fn) })
 			zexpect(t, fmt.Sprintf("rank %d..%d rev=%v", a, b, rev), got, src[a:b+1])
@@ -236,10 +236,10 @@ func checkZSet(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, scores []float64) 
 		for _, rev := range []bool{false, true} {
 			src := in
 			if rev {
-				src = reversed(in)
+				src = zreversed(in)
 			}
 			got := zcollect(t, func(fn func([]byte, float64) bool) error { return z.RangeByScore(sr, rev, off, cnt, fn) })
-			zexpect(t, fmt.Sprintf("score %+v rev=%v limit %d %d", sr, rev, off, cnt), got, modelWindow(src, off, cnt))
+			zexpect(t, fmt.Sprintf("score %+v rev=%v limit %d %d", sr, rev, off, cnt), got, zmodelWindow(src, off, cnt))
 		}
 		if c, err := z.CountByScore(sr); err != nil || c != int64(len(in)) {
 			t.Fatalf("CountByScore(%+v) = %d %v, want %d", sr, c, err, len(in))
@@ -247,15 +247,15 @@ func checkZSet(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, scores []float64) 
 	}
 }
 
-// modelLex selects lex range r from es (in walk order) the way Redis's compact encoding does:
+// zmodelLex selects lex range r from es (in walk order) the way Redis's compact encoding does:
 // skip entries below the range, fail unless the first one left is in it, skip offset entries,
 // then take entries while they stay in range.
-func modelLex(es []ZEntry, r LexRange, reverse bool, offset, count int64) []ZEntry {
+func zmodelLex(es []ZEntry, r LexRange, reverse bool, offset, count int64) []ZEntry {
 	if r.Empty() || offset < 0 {
 		return nil
 	}
 	if reverse {
-		es = reversed(es)
+		es = zreversed(es)
 	}
 	near, far := r.GteMin, r.LteMax
 	if reverse {
@@ -277,7 +277,7 @@ func modelLex(es []ZEntry, r LexRange, reverse bool, offset, count int64) []ZEnt
 	return out
 }
 
-func randLexBound(r *rand.Rand, members []string) LexBound {
+func zrandLexBound(r *rand.Rand, members []string) LexBound {
 	switch r.Intn(8) {
 	case 0:
 		return LexBound{Inf: -1, Ex: true}
@@ -291,20 +291,20 @@ func randLexBound(r *rand.Rand, members []string) LexBound {
 	return LexBound{Value: []byte(v), Ex: r.Intn(2) == 0}
 }
 
-func checkLex(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, members []string) {
+func zcheckLex(t *testing.T, r *rand.Rand, z *ZSet, m zmodel, members []string) {
 	t.Helper()
 	all := m.sorted()
 	for k := 0; k < 60; k++ {
-		lr := LexRange{Min: randLexBound(r, members), Max: randLexBound(r, members)}
+		lr := LexRange{Min: zrandLexBound(r, members), Max: zrandLexBound(r, members)}
 		off, cnt := r.Int63n(3)-1, r.Int63n(4)-1
 		if r.Intn(3) == 0 {
 			off, cnt = 0, -1
 		}
 		for _, rev := range []bool{false, true} {
 			got := zcollect(t, func(fn func([]byte, float64) bool) error { return z.RangeByLex(lr, rev, off, cnt, fn) })
-			zexpect(t, fmt.Sprintf("lex %+v rev=%v limit %d %d", lr, rev, off, cnt), got, modelLex(all, lr, rev, off, cnt))
+			zexpect(t, fmt.Sprintf("lex %+v rev=%v limit %d %d", lr, rev, off, cnt), got, zmodelLex(all, lr, rev, off, cnt))
 		}
-		want := int64(len(modelLex(all, lr, false, 0, -1)))
+		want := int64(len(zmodelLex(all, lr, false, 0, -1)))
 		if c, err := z.CountByLex(lr); err != nil || c != want {
 			t.Fatalf("CountByLex(%+v) = %d %v, want %d", lr, c, err, want)
 		}
@@ -362,7 +362,7 @@ func TestZSetAgainstModel(t *testing.T) {
 			}
 		}
 		// Reads within the transaction see its pending writes.
-		checkZSet(t, r, z, m, scores)
+		zcheckSet(t, r, z, m, scores)
 		if err := z.Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -377,8 +377,8 @@ func TestZSetAgainstModel(t *testing.T) {
 		if z.Exists() != (len(m) > 0) {
 			t.Fatalf("Exists = %v with %d members", z.Exists(), len(m))
 		}
-		checkZSet(t, r, z, m, scores)
-		checkLex(t, r, z, m, members)
+		zcheckSet(t, r, z, m, scores)
+		zcheckLex(t, r, z, m, members)
 		tx.Abort()
 	}
 }
@@ -410,7 +410,7 @@ func TestZSetLexSameScore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkLex(t, r, z, m, members)
+		zcheckLex(t, r, z, m, members)
 		// On a same-score set a lex range is exactly the members between the bounds.
 		lr := LexRange{Min: LexBound{Value: []byte("c")}, Max: LexBound{Value: []byte("f"), Ex: true}}
 		var want []ZEntry
