@@ -1,12 +1,152 @@
 package commands
 
+import (
+	"crypto/subtle"
+	"fmt"
+	"strings"
+)
+
 func init() {
 	register(
 		&Command{Name: "ping", Arity: -1, Flags: FlagFast | FlagStale, Handler: cmdPing},
 		&Command{Name: "echo", Arity: 2, Flags: FlagFast, Handler: cmdEcho},
 		&Command{Name: "select", Arity: 2, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdSelect},
 		&Command{Name: "quit", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagLoading | FlagStale, Handler: cmdQuit},
+		&Command{Name: "hello", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdHello},
+		&Command{Name: "auth", Arity: -2, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdAuth},
 	)
+}
+
+// RedisVersion is the Redis release whose behaviour Strata follows; HELLO and INFO report it.
+const RedisVersion = "7.0.15"
+
+// Error texts of HELLO and AUTH.
+const (
+	errHelloNoAuth = "NOAUTH HELLO must be called with the client already authenticated, otherwise the " +
+		"HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select " +
+		"the RESP protocol version at the same time"
+	errHelloProto   = "ERR Protocol version is not an integer or out of range"
+	errHelloNoProto = "NOPROTO unsupported protocol version"
+	errClientName   = "ERR Client names cannot contain spaces, newlines or special characters."
+)
+
+// checkPassword reports whether user and pass authenticate against requirepass: the only
+// user is "default", and without requirepass it needs no password (Redis's "nopass").
+func checkPassword(user, pass []byte, requirepass string) bool {
+	if string(user) != "default" {
+		return false
+	}
+	if requirepass == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare(pass, []byte(requirepass)) == 1
+}
+
+// cmdAuth implements AUTH [username] password.
+func cmdAuth(c *Ctx) {
+	if len(c.Args) > 3 {
+		c.W.Error(ErrSyntax)
+		return
+	}
+	requirepass := c.Env.Config().RequirePass
+	user, pass := []byte("default"), c.Args[len(c.Args)-1]
+	if len(c.Args) == 2 {
+		if requirepass == "" {
+			c.W.Error(ErrAuthNotSet)
+			return
+		}
+	} else {
+		user = c.Args[1]
+	}
+	if !checkPassword(user, pass, requirepass) {
+		c.W.Error(ErrWrongPass)
+		return
+	}
+	c.Client.Authed, c.Client.User = true, "default"
+	c.W.OK()
+}
+
+// cmdHello implements HELLO [protover [AUTH username password] [SETNAME clientname]].
+func cmdHello(c *Ctx) {
+	ver := 0
+	next := 1
+	if len(c.Args) >= 2 {
+		n, err := ParseInt(c.Args[1])
+		if err != nil {
+			c.W.Error(errHelloProto)
+			return
+		}
+		if n < 2 || n > 3 {
+			c.W.Error(errHelloNoProto)
+			return
+		}
+		ver, next = int(n), 2
+	}
+	var user, pass, name []byte
+	setName := false
+	for j := next; j < len(c.Args); j++ {
+		more := len(c.Args) - 1 - j
+		opt := c.Arg(j)
+		switch {
+		case strings.EqualFold(opt, "auth") && more >= 2:
+			user, pass = c.Args[j+1], c.Args[j+2]
+			j += 2
+		case strings.EqualFold(opt, "setname") && more >= 1:
+			name, setName = c.Args[j+1], true
+			j++
+		default:
+			c.W.Error(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", opt))
+			return
+		}
+	}
+	requirepass := c.Env.Config().RequirePass
+	if user != nil {
+		if !checkPassword(user, pass, requirepass) {
+			c.W.Error(ErrWrongPass)
+			return
+		}
+		c.Client.Authed, c.Client.User = true, "default"
+	}
+	if requirepass != "" && !c.Client.Authed {
+		c.W.Error(errHelloNoAuth)
+		return
+	}
+	if setName {
+		if !validClientName(name) {
+			c.W.Error(errClientName)
+			return
+		}
+		c.Client.Name = string(name)
+	}
+	if ver != 0 {
+		c.Client.Proto = ver
+		c.W.Proto = ver
+	}
+	c.W.Map(7)
+	c.W.BulkString("server")
+	c.W.BulkString("redis")
+	c.W.BulkString("version")
+	c.W.BulkString(RedisVersion)
+	c.W.BulkString("proto")
+	c.W.Int(int64(c.Client.Proto))
+	c.W.BulkString("id")
+	c.W.Int(c.Client.ID)
+	c.W.BulkString("mode")
+	c.W.BulkString("standalone")
+	c.W.BulkString("role")
+	c.W.BulkString("master")
+	c.W.BulkString("modules")
+	c.W.Array(0)
+}
+
+// validClientName reports whether name suits CLIENT SETNAME: printable ASCII without spaces.
+func validClientName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 func cmdPing(c *Ctx) {

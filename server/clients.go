@@ -515,4 +515,5 @@ func (s *Server) reapIdle() {
 		}
 	}
 }
+
 var _ commands.ServerEnv = (*Server)(nil)

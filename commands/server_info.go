@@ -1,0 +1,448 @@
+package commands
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+)
+
+func init() {
+	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdInfo})
+}
+
+// infoSection is one INFO section: its name as INFO takes it, its title, and whether INFO
+// with no argument ("default") and INFO all include it (everything includes all sections).
+type infoSection struct {
+	name, title string
+	dflt, all   bool
+	gen         func(b *infoBuilder, c *Ctx, st *ServerStats)
+}
+
+var infoSections = []infoSection{
+	{"server", "Server", true, true, infoServer},
+	{"clients", "Clients", true, true, infoClients},
+	{"memory", "Memory", true, true, infoMemory},
+	{"persistence", "Persistence", true, true, infoPersistence},
+	{"stats", "Stats", true, true, infoStats},
+	{"replication", "Replication", true, true, infoReplication},
+	{"cpu", "CPU", true, true, infoCPU},
+	{"modules", "Modules", true, false, func(*infoBuilder, *Ctx, *ServerStats) {}},
+	{"commandstats", "Commandstats", false, true, infoCommandStats},
+	{"errorstats", "Errorstats", true, true, infoErrorStats},
+	{"cluster", "Cluster", true, true, func(b *infoBuilder, _ *Ctx, _ *ServerStats) { b.kv("cluster_enabled", "0") }},
+	{"keyspace", "Keyspace", true, true, infoKeyspace},
+	{"storage", "Storage", true, true, infoStorage},
+}
+
+// infoBuilder accumulates "key:value\r\n" lines.
+type infoBuilder struct{ bytes.Buffer }
+
+func (b *infoBuilder) kv(k, v string) {
+	b.WriteString(k)
+	b.WriteByte(':')
+	b.WriteString(v)
+	b.WriteString("\r\n")
+}
+
+func (b *infoBuilder) kvi(k string, v int64) { b.kv(k, strconv.FormatInt(v, 10)) }
+
+// cmdInfo implements INFO [section ...].
+func cmdInfo(c *Ctx) {
+	want := map[string]bool{}
+	everything, all := false, false
+	if len(c.Args) == 1 {
+		want["default"] = true
+	}
+	for _, a := range c.Args[1:] {
+		s := strings.ToLower(string(a))
+		switch s {
+		case "everything":
+			everything = true
+		case "all":
+			all = true
+		default:
+			want[s] = true
+		}
+	}
+	var st *ServerStats
+	if srv, ok := c.Env.(ServerEnv); ok {
+		st = srv.Stats()
+	} else {
+		st = &ServerStats{Version: "unknown", Started: time.Now(), Errors: map[string]int64{}}
+	}
+	var b infoBuilder
+	n := 0
+	for _, sec := range infoSections {
+		if !(everything || all && sec.all || want[sec.name] || want["default"] && sec.dflt) {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\r\n")
+		}
+		n++
+		b.WriteString("# " + sec.title + "\r\n")
+		sec.gen(&b, c, st)
+	}
+	writeVerbatim(c.W, b.String())
+}
+
+var (
+	infoRunIDOnce sync.Once
+	infoRunID     string
+	infoReplID    string
+)
+
+func infoIDs() (string, string) {
+	infoRunIDOnce.Do(func() {
+		var p [40]byte
+		rand.Read(p[:])
+		infoRunID = hex.EncodeToString(p[:20])
+		infoReplID = hex.EncodeToString(p[20:])
+	})
+	return infoRunID, infoReplID
+}
+
+func utsString(a [65]int8) string {
+	var b []byte
+	for _, ch := range a {
+		if ch == 0 {
+			break
+		}
+		b = append(b, byte(ch))
+	}
+	return string(b)
+}
+
+func infoServer(b *infoBuilder, c *Ctx, st *ServerStats) {
+	cfg := c.Env.Config()
+	runID, _ := infoIDs()
+	now := time.Now()
+	uptime := int64(now.Sub(st.Started) / time.Second)
+	osName := runtime.GOOS
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		osName = utsString(u.Sysname) + " " + utsString(u.Release) + " " + utsString(u.Machine)
+	}
+	exe, _ := os.Executable()
+	port := int64(st.Port)
+	if port == 0 {
+		port = int64(cfg.Port)
+	}
+	b.kv("redis_version", RedisVersion)
+	b.kv("strata_version", st.Version)
+	b.kv("redis_git_sha1", "00000000")
+	b.kv("redis_git_dirty", "0")
+	b.kv("redis_build_id", "0")
+	b.kv("redis_mode", "standalone")
+	b.kv("os", osName)
+	b.kvi("arch_bits", strconv.IntSize)
+	b.kv("monotonic_clock", "POSIX clock_gettime")
+	b.kv("multiplexing_api", "epoll")
+	b.kv("atomicvar_api", "go-atomic")
+	b.kv("go_version", runtime.Version())
+	b.kvi("process_id", int64(os.Getpid()))
+	b.kv("process_supervised", "no")
+	b.kv("run_id", runID)
+	b.kvi("tcp_port", port)
+	b.kvi("server_time_usec", now.UnixMicro())
+	b.kvi("uptime_in_seconds", uptime)
+	b.kvi("uptime_in_days", uptime/86400)
+	b.kvi("hz", int64(cfg.ActiveExpireHz))
+	b.kvi("configured_hz", int64(cfg.ActiveExpireHz))
+	b.kvi("lru_clock", now.Unix()&(1<<24-1))
+	b.kv("executable", exe)
+	b.kv("config_file", st.ConfigFile)
+	b.kv("io_threads_active", "0")
+}
+
+func infoClients(b *infoBuilder, c *Ctx, st *ServerStats) {
+	b.kvi("connected_clients", int64(st.ConnectedClients))
+	b.kv("cluster_connections", "0")
+	b.kvi("maxclients", int64(c.Env.Config().MaxClients))
+	b.kv("client_recent_max_input_buffer", "0")
+	b.kv("client_recent_max_output_buffer", "0")
+	b.kvi("blocked_clients", int64(st.BlockedClients))
+	b.kv("tracking_clients", "0")
+	b.kv("clients_in_timeout_table", "0")
+}
+
+// infoHuman formats a byte count as Redis's bytesToHuman does.
+func infoHuman(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + "B"
+	case n < 1024*1024:
+		return fmt.Sprintf("%.2fK", f/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.2fM", f/(1024*1024))
+	case n < 1024*1024*1024*1024:
+		return fmt.Sprintf("%.2fG", f/(1024*1024*1024))
+	default:
+		return fmt.Sprintf("%.2fT", f/(1024*1024*1024*1024))
+	}
+}
+
+// infoRSS returns the resident set size from /proc/self/statm, or 0.
+func infoRSS() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+var infoPeak atomic.Int64
+
+func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	used := int64(ms.HeapAlloc)
+	peak := infoPeak.Load()
+	for used > peak && !infoPeak.CompareAndSwap(peak, used) {
+		peak = infoPeak.Load()
+	}
+	peak = max(peak, used)
+	rss := infoRSS()
+	var si syscall.Sysinfo_t
+	total := int64(0)
+	if syscall.Sysinfo(&si) == nil {
+		total = int64(si.Totalram) * int64(si.Unit)
+	}
+	b.kvi("used_memory", used)
+	b.kv("used_memory_human", infoHuman(used))
+	b.kvi("used_memory_rss", rss)
+	b.kv("used_memory_rss_human", infoHuman(rss))
+	b.kvi("used_memory_peak", peak)
+	b.kv("used_memory_peak_human", infoHuman(peak))
+	b.kv("used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
+	b.kvi("total_system_memory", total)
+	b.kv("total_system_memory_human", infoHuman(total))
+	b.kv("maxmemory", "0")
+	b.kv("maxmemory_human", "0B")
+	b.kv("maxmemory_policy", "noeviction")
+	b.kv("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	b.kv("mem_allocator", "go-"+runtime.Version())
+	b.kvi("go_heap_sys", int64(ms.HeapSys))
+	b.kvi("go_heap_idle", int64(ms.HeapIdle))
+	b.kvi("go_heap_released", int64(ms.HeapReleased))
+	b.kvi("go_sys", int64(ms.Sys))
+	b.kvi("go_num_gc", int64(ms.NumGC))
+	b.kvi("go_goroutines", int64(runtime.NumGoroutine()))
+	b.kvi("leveldb_block_cache_capacity", c.Env.Config().LevelDBBlockCacheSize)
+	if c.Store != nil {
+		var ds leveldb.DBStats
+		if c.Store.LevelDB().Stats(&ds) == nil {
+			b.kvi("leveldb_block_cache_used", int64(ds.BlockCacheSize))
+		}
+	}
+	b.kv("lazyfree_pending_objects", "0")
+}
+
+func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
+	b.kv("loading", "0")
+	b.kv("async_loading", "0")
+	if c.Store == nil {
+		return
+	}
+	bi := c.Store.BackupInfo()
+	status := "ok"
+	if bi.LastErr != "" {
+		status = "err"
+	}
+	dur := int64(-1)
+	if bi.Duration > 0 {
+		dur = int64(bi.Duration / time.Second)
+	}
+	b.kv("rdb_changes_since_last_save", "0")
+	b.kv("rdb_bgsave_in_progress", boolDigit(bi.InProgress))
+	b.kvi("rdb_last_save_time", bi.LastTime.Unix())
+	b.kv("rdb_last_bgsave_status", status)
+	b.kvi("rdb_last_bgsave_time_sec", dur)
+	b.kv("rdb_current_bgsave_time_sec", "-1")
+	b.kvi("backup_last_size", bi.Size)
+	b.kv("aof_enabled", "0")
+	b.kv("aof_rewrite_in_progress", "0")
+	b.kv("aof_rewrite_scheduled", "0")
+	b.kv("aof_last_write_status", "ok")
+	b.kv("appendfsync", c.Env.Config().AppendFsync)
+}
+
+func boolDigit(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
+}
+
+func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
+	var expired, reclaimed, garbage int64
+	if c.Store != nil {
+		expired = c.Store.Stats.ExpiredKeys.Load()
+		reclaimed = c.Store.Stats.ReclaimedKeys.Load()
+		garbage = c.Store.Stats.GarbagePending.Load()
+	}
+	b.kvi("total_connections_received", st.TotalConnections)
+	b.kvi("total_commands_processed", st.TotalCommands)
+	b.kv("instantaneous_ops_per_sec", "0")
+	b.kvi("total_net_input_bytes", st.NetInput)
+	b.kvi("total_net_output_bytes", st.NetOutput)
+	b.kv("total_net_repl_input_bytes", "0")
+	b.kv("total_net_repl_output_bytes", "0")
+	b.kv("instantaneous_input_kbps", "0.00")
+	b.kv("instantaneous_output_kbps", "0.00")
+	b.kvi("rejected_connections", st.Rejected)
+	b.kv("sync_full", "0")
+	b.kv("sync_partial_ok", "0")
+	b.kv("sync_partial_err", "0")
+	b.kvi("expired_keys", expired)
+	b.kv("expired_stale_perc", "0.00")
+	b.kv("expired_time_cap_reached_count", "0")
+	b.kv("evicted_keys", "0")
+	b.kv("evicted_clients", "0")
+	b.kv("keyspace_hits", "0")
+	b.kv("keyspace_misses", "0")
+	b.kv("pubsub_channels", "0")
+	b.kv("pubsub_patterns", "0")
+	b.kv("pubsubshard_channels", "0")
+	b.kv("latest_fork_usec", "0")
+	b.kv("total_forks", "0")
+	b.kv("tracking_total_keys", "0")
+	b.kv("tracking_total_items", "0")
+	b.kv("tracking_total_prefixes", "0")
+	b.kv("unexpected_error_replies", "0")
+	b.kvi("total_error_replies", st.TotalErrors)
+	b.kvi("reclaimed_keys", reclaimed)
+	b.kvi("garbage_pending", garbage)
+}
+
+func infoReplication(b *infoBuilder, _ *Ctx, _ *ServerStats) {
+	_, replID := infoIDs()
+	b.kv("role", "master")
+	b.kv("connected_slaves", "0")
+	b.kv("master_failover_state", "no-failover")
+	b.kv("master_replid", replID)
+	b.kv("master_replid2", "0000000000000000000000000000000000000000")
+	b.kv("master_repl_offset", "0")
+	b.kv("second_repl_offset", "-1")
+	b.kv("repl_backlog_active", "0")
+	b.kv("repl_backlog_size", "1048576")
+	b.kv("repl_backlog_first_byte_offset", "0")
+	b.kv("repl_backlog_histlen", "0")
+}
+
+func infoCPU(b *infoBuilder, _ *Ctx, _ *ServerStats) {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) string {
+		return fmt.Sprintf("%d.%06d", t.Sec, t.Usec)
+	}
+	b.kv("used_cpu_sys", tv(self.Stime))
+	b.kv("used_cpu_user", tv(self.Utime))
+	b.kv("used_cpu_sys_children", tv(children.Stime))
+	b.kv("used_cpu_user_children", tv(children.Utime))
+}
+
+func infoCommandStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
+	for _, cs := range st.Commands {
+		perCall := 0.0
+		if cs.Calls > 0 {
+			perCall = float64(cs.Usec) / float64(cs.Calls)
+		}
+		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+			cs.Name, cs.Calls, cs.Usec, perCall, cs.Rejected, cs.Failed)
+	}
+}
+
+func infoErrorStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
+	codes := make([]string, 0, len(st.Errors))
+	for k := range st.Errors {
+		codes = append(codes, k)
+	}
+	sort.Strings(codes)
+	for _, k := range codes {
+		fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", k, st.Errors[k])
+	}
+}
+
+func infoKeyspace(b *infoBuilder, c *Ctx, _ *ServerStats) {
+	if c.Store == nil {
+		return
+	}
+	for db := 0; db < c.Store.Databases(); db++ {
+		keys, expires := c.Store.KeyCounts(db)
+		if keys == 0 && expires == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", db, keys, expires)
+	}
+}
+
+// infoStorage reports the LevelDB engine: per-level tables and sizes, compactions, I/O,
+// caches and write stalls.
+func infoStorage(b *infoBuilder, c *Ctx, _ *ServerStats) {
+	cfg := c.Env.Config()
+	b.kv("storage_engine", "leveldb")
+	b.kv("data_dir", cfg.Dir)
+	if c.Store == nil {
+		return
+	}
+	var ds leveldb.DBStats
+	if err := c.Store.LevelDB().Stats(&ds); err != nil {
+		b.kv("leveldb_stats_error", strings.ReplaceAll(err.Error(), "\n", " "))
+		return
+	}
+	var tables int
+	var size int64
+	for i, n := range ds.LevelTablesCounts {
+		tables += n
+		size += ds.LevelSizes[i]
+	}
+	b.kvi("leveldb_tables", int64(tables))
+	b.kvi("leveldb_size", size)
+	b.kv("leveldb_size_human", infoHuman(size))
+	for i, n := range ds.LevelTablesCounts {
+		if n == 0 && ds.LevelSizes[i] == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "leveldb_level%d:tables=%d,size=%d,read=%d,write=%d,compaction_sec=%.3f\r\n",
+			i, n, ds.LevelSizes[i], ds.LevelRead[i], ds.LevelWrite[i], ds.LevelDurations[i].Seconds())
+	}
+	b.kvi("leveldb_io_read", int64(ds.IORead))
+	b.kvi("leveldb_io_write", int64(ds.IOWrite))
+	b.kvi("leveldb_block_cache_used", int64(ds.BlockCacheSize))
+	b.kvi("leveldb_opened_tables", int64(ds.OpenedTablesCount))
+	b.kvi("leveldb_alive_snapshots", int64(ds.AliveSnapshots))
+	b.kvi("leveldb_alive_iterators", int64(ds.AliveIterators))
+	b.kvi("leveldb_write_delay_count", int64(ds.WriteDelayCount))
+	b.kvi("leveldb_write_delay_ms", ds.WriteDelayDuration.Milliseconds())
+	b.kv("leveldb_write_paused", boolDigit(ds.WritePaused))
+	b.kvi("leveldb_mem_compactions", int64(ds.MemComp))
+	b.kvi("leveldb_level0_compactions", int64(ds.Level0Comp))
+	b.kvi("leveldb_nonlevel0_compactions", int64(ds.NonLevel0Comp))
+	b.kvi("leveldb_seek_compactions", int64(ds.SeekComp))
+	b.kvi("leveldb_block_size", int64(cfg.LevelDBBlockSize))
+	b.kvi("leveldb_write_buffer_size", int64(cfg.LevelDBWriteBufferSize))
+	b.kv("leveldb_compression", cfg.LevelDBCompression)
+	b.kvi("expired_keys", c.Store.Stats.ExpiredKeys.Load())
+	b.kvi("reclaimed_keys", c.Store.Stats.ReclaimedKeys.Load())
+	b.kvi("garbage_pending", c.Store.Stats.GarbagePending.Load())
+}
