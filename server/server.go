@@ -215,7 +215,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
 	ctx := &c.ctx
-	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s}
+	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
+		OnBlock: registerBlocked}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	commands.Dispatch(ctx, s.Config().RequirePass != "")
@@ -224,6 +225,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	s.stats.commandsProcessed.Add(1)
 	s.afterCommand(c, st)
+	if ctx.Blocked || len(ctx.Ready) > 0 {
+		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
+	}
 	conn.WriteRaw(c.w.Bytes())
 	c.w.Reset()
 	if c.Quit {

@@ -1,0 +1,362 @@
+package server
+
+import (
+	"container/list"
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"weak"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/strata-db/strata/commands"
+)
+
+// Blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BLMPOP).
+//
+// A handler that finds nothing to pop calls Ctx.Block; the dispatcher then calls registerBlocked
+// (Ctx.OnBlock) while the command's key locks are still held, so no push can slip between the
+// emptiness check and the registration. The registry maps (db, key) to a FIFO of waiters.
+//
+// A command that pushes calls Ctx.Signal for its keys. After the command has committed, its
+// connection goroutine serves the ready keys (serveReady): for each ready key, in order, it takes
+// the key's first waiter and re-runs that waiter's command as an ordinary command (a fresh Ctx
+// with the waiter's database and protocol, no OnBlock). If the command produced a reply, the
+// waiter is removed from all its keys and the reply handed to it over its channel; if the list
+// was empty again (the command asked to block), the key is done. A served command may push
+// (BLMOVE) and signal more keys, which join the queue. Serving is serialized by one mutex, and
+// the registry mutex is never held while key locks are taken.
+//
+// The blocked client's own connection goroutine waits (waitBlocked) for its reply, its timeout,
+// or the peer closing the connection. A waiter's state (waiting, serving, done) decides races:
+// exactly one of serve, timeout and disconnect wins, and a timeout that hits while the server is
+// re-running the waiter's command waits for the outcome. A blocked client costs a goroutine and a
+// poller registration; nothing polls the disk.
+
+// waiter states, guarded by blockRegistry.mu.
+const (
+	waitWaiting = iota
+	waitServing
+	waitDone
+)
+
+type blockKey struct {
+	db  int
+	key string
+}
+
+// waiter is one blocked client.
+type waiter struct {
+	clientID int64
+	db       int
+	proto    int
+	cmd      *commands.Command
+	args     [][]byte // a private copy: redcon reuses its read buffer
+	keys     []blockKey
+	elems    []*list.Element // this waiter's entry in each key's FIFO
+	timeout  time.Duration   // 0: forever
+
+	state  int
+	cancel bool        // a timeout or disconnect arrived while serving
+	reply  chan []byte // cap 1: the reply, or nil when cancelled during a serve that found nothing
+}
+
+// blockRegistry is one server's blocked clients.
+type blockRegistry struct {
+	mu      sync.Mutex
+	keys    map[blockKey]*list.List // FIFO of *waiter
+	pending map[int64]*waiter       // registered, not yet picked up by the connection goroutine
+	serveMu sync.Mutex              // one serving pass at a time
+}
+
+// totalWaiters counts blocked clients across servers, so commands skip the registry when no
+// client is blocked anywhere.
+var totalWaiters atomic.Int64
+
+// registries maps a server to its registry without keeping the server alive.
+var registries sync.Map // weak.Pointer[Server] -> *blockRegistry
+
+func (s *Server) blockRegistry() *blockRegistry {
+	wp := weak.Make(s)
+	if r, ok := registries.Load(wp); ok {
+		return r.(*blockRegistry)
+	}
+	r := &blockRegistry{keys: map[blockKey]*list.List{}, pending: map[int64]*waiter{}}
+	if prev, loaded := registries.LoadOrStore(wp, r); loaded {
+		return prev.(*blockRegistry)
+	}
+	runtime.AddCleanup(s, func(wp weak.Pointer[Server]) { registries.Delete(wp) }, wp)
+	return r
+}
+
+// registerBlocked is Ctx.OnBlock: it queues the client on every key it blocks on. It runs while
+// the command's key locks are held.
+func registerBlocked(ctx *commands.Ctx) {
+	s, ok := ctx.Env.(*Server)
+	if !ok {
+		return
+	}
+	r := s.blockRegistry()
+	w := &waiter{clientID: ctx.Client.ID, db: ctx.Client.DB, proto: ctx.Client.Proto, cmd: ctx.Cmd,
+		timeout: ctx.BlockTimeout, reply: make(chan []byte, 1)}
+	size := 0
+	for _, a := range ctx.Args {
+		size += len(a)
+	}
+	arena := make([]byte, 0, size)
+	w.args = make([][]byte, len(ctx.Args))
+	for i, a := range ctx.Args {
+		arena = append(arena, a...)
+		w.args[i] = arena[len(arena)-len(a) : len(arena) : len(arena)]
+	}
+	for _, k := range ctx.BlockKeys {
+		bk := blockKey{w.db, string(k)}
+		dup := false
+		for _, o := range w.keys {
+			dup = dup || o == bk
+		}
+		if !dup {
+			w.keys = append(w.keys, bk)
+		}
+	}
+	r.mu.Lock()
+	for _, bk := range w.keys {
+		l := r.keys[bk]
+		if l == nil {
+			l = list.New()
+			r.keys[bk] = l
+		}
+		w.elems = append(w.elems, l.PushBack(w))
+	}
+	r.pending[w.clientID] = w
+	r.mu.Unlock()
+	totalWaiters.Add(1)
+}
+
+// remove takes w off every key. r.mu must be held.
+func (r *blockRegistry) remove(w *waiter) {
+	for i, bk := range w.keys {
+		if l := r.keys[bk]; l != nil {
+			l.Remove(w.elems[i])
+			if l.Len() == 0 {
+				delete(r.keys, bk)
+			}
+		}
+	}
+	w.elems = nil
+	totalWaiters.Add(-1)
+}
+
+// afterBlocking is called by handle after the dispatcher: it suspends a blocked client until
+// it is served, times out or goes away, and serves the clients blocked on keys the command
+// pushed to.
+func (s *Server) afterBlocking(conn redcon.Conn, c *client) {
+	ctx := &c.ctx
+	if ctx.Blocked {
+		s.waitBlocked(conn, c)
+	}
+	if len(ctx.Ready) > 0 && totalWaiters.Load() > 0 {
+		s.serveReady(ctx.Client.DB, ctx.Ready)
+	}
+}
+
+// waitBlocked waits for the client's registered waiter to be served, time out, or lose its
+// connection, and leaves the reply (if any) in c.w.
+func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
+	defer c.x.blocked.Store(false)
+	r := s.blockRegistry()
+	r.mu.Lock()
+	w := r.pending[c.ID]
+	delete(r.pending, c.ID)
+	r.mu.Unlock()
+	if w == nil {
+		c.w.NullArray()
+		return
+	}
+	if bw := redcon.BaseWriter(conn); bw != nil {
+		bw.Flush() // replies to commands pipelined before this one
+	}
+	var expired <-chan time.Time
+	if w.timeout > 0 {
+		t := time.NewTimer(w.timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	gone := make(chan struct{})
+	stopWatch := watchPeerClose(conn, gone)
+	var reply []byte
+	served, disconnected := false, false
+	select {
+	case reply = <-w.reply:
+		served = true
+	case <-expired:
+	case <-gone:
+		disconnected = true
+	case <-s.closing:
+		disconnected = true
+	}
+	stopWatch()
+	if !served {
+		reply, served = r.claim(w)
+	}
+	switch {
+	case served && reply != nil:
+		if !c.ReplyOff {
+			c.w.Raw(reply)
+		}
+	case disconnected:
+	default:
+		if !c.ReplyOff {
+			c.w.NullArray()
+		}
+	}
+}
+
+// claim ends w's wait on a timeout or disconnect. If the server is re-running w's command at that
+// moment, claim waits for the outcome and returns the reply when the command was served.
+func (r *blockRegistry) claim(w *waiter) ([]byte, bool) {
+	r.mu.Lock()
+	switch w.state {
+	case waitWaiting:
+		w.state = waitDone
+		r.remove(w)
+		r.mu.Unlock()
+		return nil, false
+	case waitServing:
+		w.cancel = true
+	}
+	r.mu.Unlock()
+	reply := <-w.reply
+	return reply, reply != nil
+}
+
+// serveReady serves the clients blocked on the ready keys of database db, in the order they
+// blocked, re-running their commands until a key's list is empty again.
+func (s *Server) serveReady(db int, ready [][]byte) {
+	r := s.blockRegistry()
+	var queue []blockKey
+	seen := map[blockKey]bool{}
+	add := func(db int, keys [][]byte) {
+		r.mu.Lock()
+		for _, k := range keys {
+			bk := blockKey{db, string(k)}
+			if !seen[bk] && r.keys[bk] != nil {
+				seen[bk] = true
+				queue = append(queue, bk)
+			}
+		}
+		r.mu.Unlock()
+	}
+	add(db, ready)
+	if len(queue) == 0 {
+		return
+	}
+	r.serveMu.Lock()
+	defer r.serveMu.Unlock()
+	for len(queue) > 0 {
+		bk := queue[0]
+		queue = queue[1:]
+		delete(seen, bk) // a later push by a served command may make it ready again
+		for {
+			r.mu.Lock()
+			var w *waiter
+			if l := r.keys[bk]; l != nil {
+				for e := l.Front(); e != nil; e = e.Next() {
+					if cand := e.Value.(*waiter); cand.state == waitWaiting {
+						w = cand
+						break
+					}
+				}
+			}
+			if w == nil {
+				r.mu.Unlock()
+				break
+			}
+			w.state = waitServing
+			r.mu.Unlock()
+
+			reply, more := s.runWaiter(w)
+
+			r.mu.Lock()
+			if reply != nil || w.cancel {
+				w.state = waitDone
+				r.remove(w)
+				r.mu.Unlock()
+				w.reply <- reply
+			} else {
+				w.state = waitWaiting
+				r.mu.Unlock()
+			}
+			if len(more) > 0 {
+				add(w.db, more)
+			}
+			if reply == nil {
+				break // the list is empty again
+			}
+		}
+	}
+}
+
+// runWaiter re-runs w's command as an ordinary command and returns its reply, nil when the
+// command found nothing and would block again, and the keys it pushed to.
+func (s *Server) runWaiter(w *waiter) ([]byte, [][]byte) {
+	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
+	wr := commands.Writer{Proto: w.proto}
+	ctx := commands.Ctx{Args: w.args, Cmd: w.cmd, Client: &cl, Store: s.store, W: &wr, Env: s}
+	commands.Run(&ctx)
+	if ctx.Blocked || wr.Len() == 0 {
+		return nil, nil
+	}
+	return wr.Bytes(), ctx.Ready
+}
+
+// watchPeerClose closes gone when the client closes its side of the connection while it is
+// blocked. It peeks at the socket through the runtime poller, so it costs nothing while the
+// client is quiet; if the client sends more commands meanwhile, it stops watching (they are
+// read after the blocked command is answered). The returned stop function ends the watch.
+func watchPeerClose(conn redcon.Conn, gone chan struct{}) (stop func()) {
+	nc := conn.NetConn()
+	if g, ok := nc.(*guardConn); ok {
+		nc = g.Conn
+	}
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return func() {}
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var buf [1]byte
+		closed := false
+		err := raw.Read(func(fd uintptr) bool {
+			for {
+				n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+				switch {
+				case err == syscall.EINTR:
+					continue
+				case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+					return false // nothing yet: let the poller wait
+				case err != nil || n == 0:
+					closed = true // reset, or orderly shutdown by the peer
+				}
+				return true // closed, or the client pipelined more commands
+			}
+		})
+		if closed || err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			close(gone)
+		}
+	}()
+	return func() {
+		nc.SetReadDeadline(time.Now())
+		<-done
+		nc.SetReadDeadline(time.Time{})
+	}
+}
