@@ -54,6 +54,12 @@ func (t Type) String() string {
 // IsCollection reports whether values of type t live in sub-keys under an object ID.
 func (t Type) IsCollection() bool { return t >= TypeList && t <= TypeZSet }
 
+// String encodings, stored in the metadata; the numbers never change.
+const (
+	EncInline   = 0 // the value follows in the metadata record
+	EncValueLog = 1 // the metadata holds a pointer into a value-log file
+)
+
 // ListMiddle is where a new list's head and tail counters start.
 const ListMiddle = uint64(1) << 62
 
@@ -62,6 +68,9 @@ type Meta struct {
 	Type   Type
 	Expire int64 // unix milliseconds, 0 for none
 
+	// Enc is a string's encoding: EncInline (Value holds the bytes) or another encoding
+	// whose Value is a reference to the bytes stored elsewhere.
+	Enc byte
 	// Value is a string's value. It may point into a buffer the caller does not own.
 	Value []byte
 
@@ -83,6 +92,7 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(m.Expire))
 	switch {
 	case m.Type == TypeString:
+		dst = append(dst, m.Enc)
 		dst = append(dst, m.Value...)
 	case m.Type == TypeList:
 		dst = binary.BigEndian.AppendUint64(dst, m.ID)
@@ -105,7 +115,10 @@ func decodeMeta(b []byte, m *Meta) error {
 	rest := b[metaHeader:]
 	switch {
 	case m.Type == TypeString:
-		m.Value = rest
+		if len(rest) < 1 {
+			return errCorrupt
+		}
+		m.Enc, m.Value = rest[0], rest[1:]
 	case m.Type == TypeList:
 		if len(rest) != 32 {
 			return errCorrupt
