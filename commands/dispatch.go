@@ -70,3 +70,34 @@ func Run(c *Ctx) {
 		c.Ready = nil
 	}
 }
+
+// RunIn executes c.Cmd inside a transaction the caller owns (c.Txn, already begun and covering
+// the command's keys), for EXEC and scripts: the handler's writes join the caller's batch and
+// nothing is committed here. Blocking commands answer as their non-blocking forms. It reports
+// whether the command answered an error. A panicking handler is recovered and answered with an
+// error; writes it staged stay in the caller's batch.
+func RunIn(c *Ctx) (failed bool) {
+	cmd := c.Cmd
+	start := c.W.Len()
+	c.NonBlocking = true
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
+			c.W.Truncate(start)
+			c.W.Error(fmt.Sprintf("ERR internal error while running '%s'", cmd.Name))
+			failed = true
+		}
+	}()
+	cmd.Handler(c)
+	if c.Blocked {
+		// A blocking command that found nothing: its non-blocking form answers a null.
+		c.Blocked = false
+		c.W.Truncate(start)
+		c.W.NullArray()
+	}
+	return c.W.Len() > start && c.W.Bytes()[start] == '-'
+}
+
+// TxnKeys returns the keys a command with these arguments declares, for callers that open one
+// transaction over several commands.
+func TxnKeys(cmd *Command, args [][]byte) [][]byte { return cmd.KeysOf(args) }

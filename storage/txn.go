@@ -81,6 +81,15 @@ func (s *Store) BeginExclusive(db int) *Txn {
 	return t
 }
 
+// UseDB switches t to logical database db, for SELECT inside EXEC or a script. Keys of other
+// databases are not locked by a shared transaction, so t must be exclusive unless db is t's own.
+func (t *Txn) UseDB(db int) {
+	if db != t.db && !t.exclusive {
+		panic("storage: UseDB across databases needs an exclusive transaction")
+	}
+	t.db, t.phys = db, t.s.dbmap[db]
+}
+
 // DB returns the logical database of t.
 func (t *Txn) DB() int { return t.db }
 
