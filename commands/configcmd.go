@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -90,20 +91,30 @@ func cmdConfig(c *Ctx) {
 // configGet implements CONFIG GET pattern [pattern ...]: a map of every matching directive.
 func configGet(c *Ctx) {
 	cfg := c.Env.Config()
-	var names []string
+	type pair struct{ shown, name string }
+	var out []pair
 	seen := map[string]bool{}
-	for _, d := range config.Directives() {
-		for _, p := range c.Args[2:] {
+	for _, p := range c.Args[2:] {
+		if !bytes.ContainsAny(p, "*?[") {
+			// A plain name is looked up and echoed as given, as Redis does.
+			name := strings.ToLower(string(p))
+			if _, ok := cfg.Get(name); ok && !seen[name] {
+				seen[name] = true
+				out = append(out, pair{string(p), name})
+			}
+			continue
+		}
+		for _, d := range config.Directives() {
 			if GlobMatch(p, []byte(d.Name), true) && !seen[d.Name] {
 				seen[d.Name] = true
-				names = append(names, d.Name)
+				out = append(out, pair{d.Name, d.Name})
 			}
 		}
 	}
-	c.W.Map(len(names))
-	for _, n := range names {
-		v, _ := cfg.Get(n)
-		c.W.BulkString(n)
+	c.W.Map(len(out))
+	for _, p := range out {
+		v, _ := cfg.Get(p.name)
+		c.W.BulkString(p.shown)
 		c.W.BulkString(v)
 	}
 }
@@ -117,7 +128,7 @@ func configSetError(name, msg string) string {
 // is validated as a whole and swapped in; nothing changes if any step fails.
 func configSet(c *Ctx) {
 	if len(c.Args)%2 != 0 {
-		c.W.Error(fmt.Sprintf(ErrWrongArity, "config|set"))
+		c.W.Error(ErrSyntax)
 		return
 	}
 	srv := serverEnv(c)
