@@ -34,6 +34,8 @@ type Txn struct {
 	buf     []byte
 	done    bool
 
+	overOff int // bytes of the batch already indexed in over
+
 	lastKey   []byte // the last key read from the database, and its value
 	lastVal   []byte
 	lastFound bool
@@ -149,6 +151,7 @@ func (t *Txn) release() {
 		t.s.global.RUnlock()
 	}
 	t.batch.Reset()
+	t.overOff = 0
 	if len(t.over) > 1024 {
 		t.over = nil // a big overlay is dropped rather than cleared bucket by bucket
 	} else {
@@ -177,6 +180,7 @@ func (t *Txn) addDelta(phys uint32, keys, expires int64) {
 
 // get reads k through the overlay. The result must not be modified.
 func (t *Txn) get(k []byte) ([]byte, bool, error) {
+	t.syncOverlay()
 	if t.over != nil {
 		if v, ok := t.over[string(k)]; ok {
 			if v[0] == opDel {
@@ -210,18 +214,39 @@ func (t *Txn) overlay() map[string][]byte {
 }
 
 // put stages k=v.
-func (t *Txn) put(k, v []byte) {
-	t.batch.Put(k, v)
-	e := make([]byte, 1+len(v))
-	e[0] = opPut
-	copy(e[1:], v)
-	t.overlay()[string(k)] = e
-}
+func (t *Txn) put(k, v []byte) { t.batch.Put(k, v) }
 
 // del stages the deletion of k.
-func (t *Txn) del(k []byte) {
-	t.batch.Delete(k)
-	t.overlay()[string(k)] = delMark
+func (t *Txn) del(k []byte) { t.batch.Delete(k) }
+
+// syncOverlay indexes the batch records staged since the last read, so reads see them. Most
+// commands read before they write, so their writes are never indexed.
+func (t *Txn) syncOverlay() {
+	data := t.batch.Dump()
+	if len(data) == t.overOff {
+		return
+	}
+	m := t.overlay()
+	for o := t.overOff; o < len(data); {
+		kind := data[o]
+		o++
+		kl, n := binary.Uvarint(data[o:])
+		o += n
+		key := data[o : o+int(kl)]
+		o += int(kl)
+		if kind == 0 {
+			m[string(key)] = delMark
+			continue
+		}
+		vl, n := binary.Uvarint(data[o:])
+		o += n
+		e := make([]byte, 1+vl)
+		e[0] = opPut
+		copy(e[1:], data[o:o+int(vl)])
+		o += int(vl)
+		m[string(key)] = e
+	}
+	t.overOff = len(data)
 }
 
 // GetData reads a collection sub-key built by DataKey.
@@ -249,6 +274,7 @@ type Iter struct {
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	r := &util.Range{Start: start, Limit: limit}
 	it := &Iter{base: t.s.db.NewIterator(r, nil), reverse: reverse}
+	t.syncOverlay()
 	if len(t.over) > 0 {
 		it.over = newSliceIter(t.over, start, limit)
 	}
