@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -528,5 +529,59 @@ func TestConfigRewrite(t *testing.T) {
 	}
 	if info := clDo(t, c, "INFO", "server").Str; !strings.Contains(info, "config_file:"+path+"\r\n") {
 		t.Errorf("INFO config_file missing:\n%s", info)
+	}
+}
+
+// TestNodeClients runs tests/node/test.mjs, a transcript of commands through the Node.js
+// clients node-redis (RESP2 and RESP3) and ioredis, against a Strata server. It installs the
+// npm packages from package-lock.json when tests/node/node_modules is missing. Without node and
+// npm it is skipped, or fails when STRATA_REQUIRE_EXTERNAL=1.
+func TestNodeClients(t *testing.T) {
+	external := os.Getenv(testutil.EnvRequireExternal) == "1"
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if external {
+			t.Fatalf("%s (and %s=1)", msg, testutil.EnvRequireExternal)
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		unavailable("node is not on PATH; install Node.js >= 20 and npm to run the Node client test")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		unavailable("npm is not on PATH; install npm to run the Node client test")
+	}
+	dir, err := filepath.Abs("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		args := []string{"ci", "--no-audit", "--no-fund"}
+		if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
+			args[0] = "install"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			os.RemoveAll(filepath.Join(dir, "node_modules")) // don't leave a half install behind
+			unavailable("npm %s in %s failed: %v\n%s", args[0], dir, err, out)
+		}
+	}
+	inst := testutil.StartStrata(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "test.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "STRATA_ADDR="+inst.Addr)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node test.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("node test.mjs failed: %v", err)
 	}
 }
