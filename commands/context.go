@@ -114,6 +114,8 @@ type Ctx struct {
 	OnBlock func(c *Ctx)
 	// NonBlocking makes blocking commands answer at once (inside MULTI and scripts).
 	NonBlocking bool
+	keyBuf      [4][]byte // room for the declared keys of most commands
+
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
 	Ready [][]byte
 }

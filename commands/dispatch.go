@@ -36,7 +36,7 @@ func Run(c *Ctx) {
 	case cmd.Flags&FlagExclusive != 0:
 		c.Txn = c.Store.BeginExclusive(c.Client.DB)
 	case cmd.FirstKey > 0 || cmd.Keys != nil:
-		c.Txn = c.Store.Begin(c.Client.DB, cmd.KeysOf(c.Args), cmd.Flags&FlagWrite != 0)
+		c.Txn = c.Store.Begin(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0)
 	}
 	defer func() {
 		if r := recover(); r != nil {

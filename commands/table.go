@@ -108,23 +108,25 @@ func (c *Command) CheckArity(n int) bool {
 }
 
 // KeysOf returns the key arguments of args for c.
-func (c *Command) KeysOf(args [][]byte) [][]byte {
+func (c *Command) KeysOf(args [][]byte) [][]byte { return c.AppendKeys(nil, args) }
+
+// AppendKeys appends the key arguments of args for c to dst.
+func (c *Command) AppendKeys(dst [][]byte, args [][]byte) [][]byte {
 	if c.Keys != nil {
-		return c.Keys(args)
+		return append(dst, c.Keys(args)...)
 	}
 	if c.FirstKey <= 0 || c.FirstKey >= len(args) {
-		return nil
+		return dst
 	}
 	last := c.LastKey
 	if last < 0 {
 		last = len(args) + last
 	}
 	step := max(c.Step, 1)
-	var keys [][]byte
 	for i := c.FirstKey; i <= last && i < len(args); i += step {
-		keys = append(keys, args[i])
+		dst = append(dst, args[i])
 	}
-	return keys
+	return dst
 }
 
 // ArityError returns the wrong-arity error text for a command name as the client sent it.

@@ -4,18 +4,23 @@ import (
 	"encoding/binary"
 )
 
-// getMetaIn returns the metadata of key in phys as stored, expired or not.
+// rawMeta returns the metadata of key in phys as stored, expired or not.
 func (t *Txn) rawMeta(phys uint32, key []byte) (*Meta, error) {
-	t.buf = metaKey(t.buf[:0], phys, key)
-	v, ok, err := t.get(t.buf)
-	if err != nil || !ok {
-		return nil, err
-	}
 	m := new(Meta)
-	if err := decodeMeta(v, m); err != nil {
+	if ok, err := t.rawMetaInto(phys, key, m); err != nil || !ok {
 		return nil, err
 	}
 	return m, nil
+}
+
+// rawMetaInto decodes the stored metadata of key into m and reports whether there was any.
+func (t *Txn) rawMetaInto(phys uint32, key []byte, m *Meta) (bool, error) {
+	t.buf = metaKey(t.buf[:0], phys, key)
+	v, ok, err := t.get(t.buf)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, decodeMeta(v, m)
 }
 
 // GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
@@ -55,9 +60,13 @@ func (t *Txn) GetMetaOf(key []byte, want Type) (*Meta, error) {
 // garbage queue in step with whatever the key held before.
 func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
 	phys := t.s.dbmap[db]
-	old, err := t.rawMeta(phys, key)
+	ok, err := t.rawMetaInto(phys, key, &t.oldMeta)
 	if err != nil {
 		return err
+	}
+	old := &t.oldMeta
+	if !ok {
+		old = nil
 	}
 	t.writeMeta(phys, key, old, m)
 	return nil
@@ -69,8 +78,8 @@ func (t *Txn) PutMeta(key []byte, m *Meta) error { return t.PutMetaIn(t.db, key,
 // DeleteIn deletes key from db and reports whether a live key was there.
 func (t *Txn) DeleteIn(db int, key []byte) (bool, error) {
 	phys := t.s.dbmap[db]
-	old, err := t.rawMeta(phys, key)
-	if err != nil || old == nil {
+	old := &t.oldMeta
+	if ok, err := t.rawMetaInto(phys, key, old); err != nil || !ok {
 		return false, err
 	}
 	t.writeMeta(phys, key, old, nil)
@@ -83,26 +92,35 @@ func (t *Txn) Delete(key []byte) (bool, error) { return t.DeleteIn(t.db, key) }
 // writeMeta replaces old (nil: absent) with m (nil: delete) for key in phys.
 func (t *Txn) writeMeta(phys uint32, key []byte, old, m *Meta) {
 	var dk, dx int64
+	sameExpire := old != nil && m != nil && old.Expire == m.Expire
 	if old != nil {
 		dk--
 		if old.Expire != 0 {
 			dx--
-			t.del(expireKey(nil, old.Expire, phys, key))
+			if !sameExpire {
+				t.kbuf = expireKey(t.kbuf[:0], old.Expire, phys, key)
+				t.del(t.kbuf)
+			}
 		}
 		if old.Type.IsCollection() && (m == nil || m.ID != old.ID) {
 			t.queueGarbage(garbageObject, old.ID)
 		}
 	}
-	mk := metaKey(nil, phys, key)
 	if m == nil {
-		t.del(mk)
+		t.kbuf = metaKey(t.kbuf[:0], phys, key)
+		t.del(t.kbuf)
 	} else {
 		dk++
 		if m.Expire != 0 {
 			dx++
-			t.put(expireKey(nil, m.Expire, phys, key), nil)
+			if !sameExpire {
+				t.kbuf = expireKey(t.kbuf[:0], m.Expire, phys, key)
+				t.put(t.kbuf, nil)
+			}
 		}
-		t.put(mk, encodeMeta(nil, m))
+		t.kbuf = metaKey(t.kbuf[:0], phys, key)
+		t.vbuf = encodeMeta(t.vbuf[:0], m)
+		t.put(t.kbuf, t.vbuf)
 	}
 	t.addDelta(phys, dk, dx)
 }

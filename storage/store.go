@@ -78,8 +78,10 @@ var (
 	sysDBMap  = []byte("!dbmap")
 )
 
-func counterKey(kind byte, phys uint32) []byte {
-	return binary.BigEndian.AppendUint32([]byte{tagSystem, 'c', kind}, phys)
+func counterKey(kind byte, phys uint32) []byte { return appendCounterKey(nil, kind, phys) }
+
+func appendCounterKey(dst []byte, kind byte, phys uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, tagSystem, 'c', kind), phys)
 }
 
 const idBlock = 1 << 16

@@ -31,7 +31,10 @@ type Txn struct {
 	over    map[string][]byte // pending writes: value prefixed by opPut, or opDel alone
 	deltas  []counterDelta
 	garbage bool
-	buf     []byte
+	buf     []byte // scratch for keys being read
+	kbuf    []byte // scratch for keys and values being written (the batch copies them)
+	vbuf    []byte
+	oldMeta Meta // scratch for the metadata a write replaces
 	done    bool
 
 	overOff int // bytes of the batch already indexed in over
@@ -117,8 +120,12 @@ func (t *Txn) Commit() error {
 		for _, d := range t.deltas {
 			s.keys[d.phys] += d.keys
 			s.expires[d.phys] += d.expires
-			t.batch.Put(counterKey('k', d.phys), binary.BigEndian.AppendUint64(nil, uint64(s.keys[d.phys])))
-			t.batch.Put(counterKey('x', d.phys), binary.BigEndian.AppendUint64(nil, uint64(s.expires[d.phys])))
+			t.kbuf = appendCounterKey(t.kbuf[:0], 'k', d.phys)
+			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.keys[d.phys]))
+			t.batch.Put(t.kbuf, t.vbuf)
+			t.kbuf = appendCounterKey(t.kbuf[:0], 'x', d.phys)
+			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.expires[d.phys]))
+			t.batch.Put(t.kbuf, t.vbuf)
 		}
 		err = s.db.Write(&t.batch, s.wo)
 		if err != nil {
