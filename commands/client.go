@@ -174,7 +174,7 @@ func clientPause(c *Ctx) {
 	}
 	all := true
 	if len(c.Args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP.")
+		c.W.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", c.Arg(1)))
 		return
 	}
 	if len(c.Args) == 4 {
@@ -222,7 +222,7 @@ func clientUnblock(c *Ctx) {
 			return
 		}
 	} else if len(c.Args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.")
+		c.W.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", c.Arg(1)))
 		return
 	}
 	u, ok := c.Env.(Unblocker)
@@ -360,7 +360,7 @@ func clientList(c *Ctx) {
 		ids = map[int64]bool{}
 		for _, a := range c.Args[3:] {
 			id, err := ParseInt(a)
-			if err != nil || id <= 0 {
+			if err != nil {
 				c.W.Error("ERR Invalid client ID")
 				return
 			}

@@ -93,6 +93,10 @@ func cmdHello(c *Ctx) {
 			j += 2
 		case strings.EqualFold(opt, "setname") && more >= 1:
 			name, setName = c.Args[j+1], true
+			if !validClientName(name) {
+				c.W.Error(errClientName) // checked while parsing, before authentication
+				return
+			}
 			j++
 		default:
 			c.W.Error(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", opt))
@@ -112,10 +116,6 @@ func cmdHello(c *Ctx) {
 		return
 	}
 	if setName {
-		if !validClientName(name) {
-			c.W.Error(errClientName)
-			return
-		}
 		c.Client.Name = string(name)
 	}
 	if ver != 0 {

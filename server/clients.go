@@ -30,6 +30,7 @@ type serverExtra struct {
 
 	statsOnce sync.Once
 	cmdStats  map[*commands.Command]*cmdStat
+	subStats  map[string]*cmdStat // "client|list": subcommands of container commands
 	errMu     sync.Mutex
 	errStats  map[string]int64
 	errTotal  atomic.Int64
@@ -260,10 +261,14 @@ func (s *Server) buildCmdStats() {
 	s.x.statsOnce.Do(func() {
 		all := commands.All()
 		m := make(map[*commands.Command]*cmdStat, len(all))
+		subs := map[string]*cmdStat{}
 		for _, c := range all {
 			m[c] = &cmdStat{}
+			for _, sub := range c.Sub {
+				subs[c.Name+"|"+sub] = &cmdStat{}
+			}
 		}
-		s.x.cmdStats = m
+		s.x.cmdStats, s.x.subStats = m, subs
 	})
 }
 
@@ -274,9 +279,24 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 	ctx := &c.ctx
 	reply := c.w.Bytes()
 	isErr := len(reply) > 0 && reply[0] == '-' && !ctx.Blocked
+	name := ""
 	if st.cmd != nil {
+		name = st.cmd.Name
+		if len(st.cmd.Sub) > 0 && len(ctx.Args) > 1 {
+			sub := strings.ToLower(string(ctx.Args[1]))
+			for _, known := range st.cmd.Sub {
+				if sub == known {
+					name += "|" + sub
+					break
+				}
+			}
+		}
 		s.buildCmdStats()
-		if cs := s.x.cmdStats[st.cmd]; cs != nil {
+		cs := s.x.cmdStats[st.cmd]
+		if len(name) > len(st.cmd.Name) {
+			cs = s.x.subStats[name]
+		}
+		if cs != nil {
 			if ctx.Cmd == nil {
 				cs.rejected.Add(1)
 			} else {
@@ -307,19 +327,6 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 		c.x.skipThis = true
 	}
 
-	name := ""
-	if st.cmd != nil {
-		name = st.cmd.Name
-		if len(st.cmd.Sub) > 0 && len(ctx.Args) > 1 {
-			sub := strings.ToLower(string(ctx.Args[1]))
-			for _, known := range st.cmd.Sub {
-				if sub == known {
-					name += "|" + sub
-					break
-				}
-			}
-		}
-	}
 	c.x.mu.Lock()
 	c.x.pub = c.Client
 	if name != "" {
@@ -444,13 +451,19 @@ func (s *Server) Stats() *commands.ServerStats {
 	}
 	s.mu.Unlock()
 	s.buildCmdStats()
-	for cmd, cs := range s.x.cmdStats {
+	add := func(name string, cs *cmdStat) {
 		calls, rejected := cs.calls.Load(), cs.rejected.Load()
 		if calls == 0 && rejected == 0 {
-			continue
+			return
 		}
-		st.Commands = append(st.Commands, commands.CommandStat{Name: cmd.Name, Calls: calls,
+		st.Commands = append(st.Commands, commands.CommandStat{Name: name, Calls: calls,
 			Usec: cs.usec.Load(), Rejected: rejected, Failed: cs.failed.Load()})
+	}
+	for cmd, cs := range s.x.cmdStats {
+		add(cmd.Name, cs)
+	}
+	for name, cs := range s.x.subStats {
+		add(name, cs)
 	}
 	sort.Slice(st.Commands, func(i, j int) bool { return st.Commands[i].Name < st.Commands[j].Name })
 	s.x.errMu.Lock()
@@ -465,11 +478,17 @@ func (s *Server) Stats() *commands.ServerStats {
 // ResetStats zeroes what CONFIG RESETSTAT resets.
 func (s *Server) ResetStats() {
 	s.buildCmdStats()
-	for _, cs := range s.x.cmdStats {
+	reset := func(cs *cmdStat) {
 		cs.calls.Store(0)
 		cs.usec.Store(0)
 		cs.rejected.Store(0)
 		cs.failed.Store(0)
+	}
+	for _, cs := range s.x.cmdStats {
+		reset(cs)
+	}
+	for _, cs := range s.x.subStats {
+		reset(cs)
 	}
 	s.x.errMu.Lock()
 	s.x.errStats = map[string]int64{}
