@@ -292,9 +292,13 @@ func (z *ZSet) Members(fn func(member []byte, score float64) bool) error {
 	return it.Close()
 }
 
+// zsetReverseCost is how many forward steps one backward step of an iterator is worth when
+// choosing from which end to reach a rank window.
+const zsetReverseCost = 4
+
 // RangeByRank calls fn for the members at ranks start..stop (0-based, inclusive, within
 // [0, Len())), in order from the lowest score, or from the highest when reverse is set. It
-// walks from whichever end of the set is nearer to the window.
+// walks from whichever end of the set is cheaper to reach the window from.
 func (z *ZSet) RangeByRank(start, stop int64, reverse bool, fn func(member []byte, score float64) bool) error {
 	n := z.Len()
 	if start < 0 || stop >= n || start > stop {
@@ -302,8 +306,17 @@ func (z *ZSet) RangeByRank(start, stop int64, reverse bool, fn func(member []byt
 	}
 	want := stop - start + 1
 	lo, hi := z.indexBounds()
-	if far := n - 1 - stop; far < start {
-		// Nearer from the other end: collect the window backwards, then replay it.
+	// Skipping backwards costs more than forwards (LevelDB's memtable steps back with a search
+	// from its head), so the window is reached from the far end only when that is much nearer.
+	far := n - 1 - stop
+	nearCost, farCost := start, far
+	if reverse {
+		nearCost *= zsetReverseCost
+	} else {
+		farCost *= zsetReverseCost
+	}
+	if farCost < nearCost {
+		// Cheaper from the other end: collect the window in the opposite order, then replay it.
 		buf := make([]ZEntry, 0, min(want, 1024))
 		skip := far
 		err := z.scan(lo, hi, !reverse, func(m []byte, s float64) bool {
