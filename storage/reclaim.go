@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -13,9 +14,25 @@ const (
 	expireBatch     = 200                   // keys examined per expiry step
 	expireStepLimit = 25 * time.Millisecond // an expiry cycle keeps stepping while under this
 	reclaimBatch    = 1000                  // sub-keys deleted per collector write
-	reclaimPause    = time.Millisecond      // pause between collector writes
+	reclaimPause    = time.Millisecond      // least pause between collector writes
+	reclaimIdle     = 4                     // the collector idles 4 times as long as each write or compaction took
 	compactAfter    = 10000                 // compact an object's range after reclaiming this many sub-keys
+	compactChunk    = 100_000               // and compact a large range piecewise, every this many sub-keys
 )
+
+// reclaimRead keeps the collector's reads out of the block cache, which holds clients' data.
+var reclaimRead = &opt.ReadOptions{DontFillCache: true}
+
+// pace waits after a piece of collector work that began at start: reclaimIdle times as long as
+// the work took, at least reclaimPause. The collector so uses at most a fifth of a core
+// (LevelDB's own compactions of its deletes included, roughly), whatever the machine's speed,
+// and a huge reclaim leaves most of the CPU to clients. It reports false when the store closes.
+func (s *Store) pace(start time.Time) bool { return s.paceFor(time.Since(start)) }
+
+// paceFor is pace for work that took d.
+func (s *Store) paceFor(d time.Duration) bool {
+	return s.sleep(max(reclaimPause, reclaimIdle*d))
+}
 
 // errStopping ends a collector pass early because the store is closing; the garbage record stays.
 var errStopping = errors.New("storage: closing")
@@ -195,14 +212,19 @@ func (s *Store) Collect() (int64, error) {
 	}
 }
 
-// reclaimRange deletes every key with prefix p in bounded batches. Each batch starts after the
-// last key the previous one deleted, so it does not walk the tombstones already written.
+// reclaimRange deletes every key with prefix p in bounded, paced batches. Each batch starts
+// after the last key the previous one deleted, so it does not walk the tombstones already
+// written. A range of compactAfter keys or more is compacted, every compactChunk keys and at the
+// end, so that the space returns to the file system in bounded, paced steps rather than in one
+// long compaction.
 func (s *Store) reclaimRange(p []byte) (int64, error) {
-	var total int64
+	var total, chunk int64
 	r := util.BytesPrefix(p)
 	from := r.Start
+	chunkStart := r.Start // the part of the range reclaimed since the last compaction begins here
 	for {
-		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, nil)
+		start := time.Now()
+		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
 		var b leveldb.Batch
 		for b.Len() < reclaimBatch && it.Next() {
 			b.Delete(it.Key())
@@ -219,15 +241,24 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 			return total, err
 		}
 		total += int64(b.Len())
+		chunk += int64(b.Len())
 		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
-		if !s.sleep(reclaimPause) {
+		if chunk >= compactChunk {
+			if err := s.db.CompactRange(util.Range{Start: chunkStart, Limit: from}); err != nil {
+				return total, err
+			}
+			chunkStart, chunk = from, 0
+		}
+		if !s.pace(start) {
 			return total, errStopping
 		}
 	}
-	if total >= compactAfter {
-		if err := s.db.CompactRange(*r); err != nil {
+	if total >= compactAfter && chunk > 0 {
+		start := time.Now()
+		if err := s.db.CompactRange(util.Range{Start: chunkStart, Limit: r.Limit}); err != nil {
 			return total, err
 		}
+		s.pace(start) // the work is done either way; a close just ends the wait
 	}
 	return total, nil
 }
@@ -238,7 +269,8 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 	r := util.BytesPrefix(metaPrefix(phys))
 	from := r.Start
 	for {
-		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, nil)
+		start := time.Now()
+		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
 		var b leveldb.Batch
 		var ids []uint64
 		for b.Len() < reclaimBatch && it.Next() {
@@ -263,18 +295,21 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 		if b.Len() == 0 {
 			break
 		}
-		for _, id := range ids {
+		work := time.Since(start)
+		for _, id := range ids { // paced by reclaimRange itself
 			n, err := s.reclaimRange(DataKey(nil, id, nil))
 			if err != nil {
 				return total, err
 			}
 			total += n
 		}
+		start = time.Now()
 		if err := s.db.Write(&b, nil); err != nil {
 			return total, err
 		}
 		total += int64(b.Len())
-		if !s.sleep(reclaimPause) {
+		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
+		if !s.paceFor(work + time.Since(start)) {
 			return total, errStopping
 		}
 	}
