@@ -37,6 +37,7 @@ type Config struct {
 	ActiveExpireHz         int      // "hz", default 10, 1..500
 	BackupDir              string   // where BGSAVE writes its copy, default "./backup"
 	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
+	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -76,6 +77,7 @@ func Default() *Config {
 		ActiveExpireHz:         10,
 		BackupDir:              "./backup",
 		MetricsPprof:           "no",
+		BusyReplyThreshold:     5000,
 	}
 }
 
@@ -96,6 +98,7 @@ type directive struct {
 	kind     kind
 	min, max int64              // inclusive range for kindInt and kindSize
 	values   []string           // allowed values for kindEnum
+	alias    string             // another name the directive answers to (Redis's old name)
 	check    func(string) error // extra check for kindString and each kindList word
 	field    func(*Config) any  // pointer to the Config field: *int, *int64, *string or *[]string
 }
@@ -170,12 +173,18 @@ var directives = []*directive{
 	{Directive: Directive{"metrics-pprof", "no", "serve /debug/pprof on the metrics listener: yes or no"},
 		kind: kindEnum, values: []string{"yes", "no"},
 		field: func(c *Config) any { return &c.MetricsPprof }},
+	{Directive: Directive{"busy-reply-threshold", "5000", "milliseconds a script may run before other clients get BUSY and SCRIPT KILL can stop it; 0 never (alias lua-time-limit)"},
+		kind: kindInt, min: 0, max: math.MaxInt32, alias: "lua-time-limit",
+		field: func(c *Config) any { return &c.BusyReplyThreshold }},
 }
 
 var byName = func() map[string]*directive {
 	m := make(map[string]*directive, len(directives))
 	for _, d := range directives {
 		m[d.Name] = d
+		if d.alias != "" {
+			m[d.alias] = d
+		}
 	}
 	return m
 }()

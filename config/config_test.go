@@ -31,6 +31,7 @@ func TestDefaults(t *testing.T) {
 		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
 		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
 		"leveldb-bloom-bits": "10", "hz": "10", "backup-dir": "./backup", "metrics-pprof": "no",
+		"busy-reply-threshold": "5000",
 	}
 	if len(want) != len(Directives()) {
 		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
@@ -68,7 +69,8 @@ func TestDirectivesOrder(t *testing.T) {
 		"maxclients", "timeout", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit",
 		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
-		"leveldb-bloom-bits", "hz", "backup-dir", "metrics-pprof"}
+		"leveldb-bloom-bits", "hz", "backup-dir", "metrics-pprof",
+		"busy-reply-threshold"}
 	var got []string
 	for _, d := range Directives() {
 		got = append(got, d.Name)
@@ -294,6 +296,7 @@ var samples = map[string][]string{
 	"hz":                        {"500"},
 	"backup-dir":                {"/srv/strata-backup"},
 	"metrics-pprof":             {"yes"},
+	"busy-reply-threshold":      {"100"},
 }
 
 func TestGetSetRoundTrip(t *testing.T) {
@@ -383,5 +386,29 @@ func TestUsage(t *testing.T) {
 		} else if c != col {
 			t.Errorf("help for %q starts at column %d, want %d", d.Name, c, col)
 		}
+	}
+}
+
+func TestAlias(t *testing.T) {
+	c := Default()
+	if err := c.Set("LUA-TIME-LIMIT", []string{"250"}); err != nil || c.BusyReplyThreshold != 250 {
+		t.Fatalf("Set lua-time-limit: %v, threshold %d", err, c.BusyReplyThreshold)
+	}
+	for _, name := range []string{"lua-time-limit", "busy-reply-threshold"} {
+		if v, ok := c.Get(name); !ok || v != "250" {
+			t.Errorf("Get(%q) = %q, %v; want 250", name, v, ok)
+		}
+	}
+	if err := c.Set("lua-time-limit", []string{"-1"}); err == nil || !strings.Contains(err.Error(), `"busy-reply-threshold"`) {
+		t.Errorf("Set lua-time-limit -1: %v", err)
+	}
+	for _, d := range Directives() {
+		if d.Name == "lua-time-limit" {
+			t.Error("the alias is listed as a directive of its own")
+		}
+	}
+	path := writeConf(t, "lua-time-limit 1000\n")
+	if err := c.LoadFile(path); err != nil || c.BusyReplyThreshold != 1000 {
+		t.Errorf("LoadFile lua-time-limit: %v, threshold %d", err, c.BusyReplyThreshold)
 	}
 }
