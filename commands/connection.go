@@ -8,10 +8,10 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "ping", Arity: -1, Flags: FlagFast | FlagStale, Handler: cmdPing},
-		&Command{Name: "echo", Arity: 2, Flags: FlagFast, Handler: cmdEcho},
+		&Command{Name: "ping", Arity: -1, Flags: FlagFast, Handler: cmdPing},
+		&Command{Name: "echo", Arity: 2, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdEcho},
 		&Command{Name: "select", Arity: 2, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdSelect},
-		&Command{Name: "quit", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagLoading | FlagStale, Handler: cmdQuit},
+		&Command{Name: "quit", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdQuit},
 		&Command{Name: "hello", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdHello},
 		&Command{Name: "auth", Arity: -2, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdAuth},
 	)
