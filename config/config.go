@@ -35,6 +35,7 @@ type Config struct {
 	LevelDBMaxOpenFiles    int      // default 1000
 	LevelDBBloomBits       int      // default 10, 0 disables the bloom filter
 	ActiveExpireHz         int      // "hz", default 10, 1..500
+	KeyCacheSize           int64    // bytes of key metadata cached in memory, default 64mb; 0 disables
 	BackupDir              string   // where BGSAVE writes its copy, default "./backup"
 	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
 	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
@@ -75,6 +76,7 @@ func Default() *Config {
 		LevelDBMaxOpenFiles:    1000,
 		LevelDBBloomBits:       10,
 		ActiveExpireHz:         10,
+		KeyCacheSize:           64 * mb,
 		BackupDir:              "./backup",
 		MetricsPprof:           "no",
 		BusyReplyThreshold:     5000,
@@ -167,6 +169,9 @@ var directives = []*directive{
 	{Directive: Directive{"hz", "10", "active key expiry cycles per second (1..500)"},
 		kind: kindInt, min: 1, max: 500,
 		field: func(c *Config) any { return &c.ActiveExpireHz }},
+	{Directive: Directive{"key-cache-size", "64mb", "memory for recently used key metadata (type, expiry, small values); 0 disables it"},
+		kind: kindSize, min: 0, max: math.MaxInt64,
+		field: func(c *Config) any { return &c.KeyCacheSize }},
 	{Directive: Directive{"backup-dir", "./backup", "directory BGSAVE writes its point-in-time copy to"},
 		kind: kindString, check: nonEmpty,
 		field: func(c *Config) any { return &c.BackupDir }},

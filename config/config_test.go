@@ -30,7 +30,7 @@ func TestDefaults(t *testing.T) {
 		"metrics-addr": "127.0.0.1:9121", "leveldb-block-size": "4096",
 		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
 		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
-		"leveldb-bloom-bits": "10", "hz": "10", "backup-dir": "./backup", "metrics-pprof": "no",
+		"leveldb-bloom-bits": "10", "hz": "10", "key-cache-size": "67108864", "backup-dir": "./backup", "metrics-pprof": "no",
 		"busy-reply-threshold": "5000",
 	}
 	if len(want) != len(Directives()) {
@@ -69,7 +69,7 @@ func TestDirectivesOrder(t *testing.T) {
 		"maxclients", "timeout", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit",
 		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
-		"leveldb-bloom-bits", "hz", "backup-dir", "metrics-pprof",
+		"leveldb-bloom-bits", "hz", "key-cache-size", "backup-dir", "metrics-pprof",
 		"busy-reply-threshold"}
 	var got []string
 	for _, d := range Directives() {
@@ -294,6 +294,7 @@ var samples = map[string][]string{
 	"leveldb-max-open-files":    {"500"},
 	"leveldb-bloom-bits":        {"0"},
 	"hz":                        {"500"},
+	"key-cache-size":            {"1mb"},
 	"backup-dir":                {"/srv/strata-backup"},
 	"metrics-pprof":             {"yes"},
 	"busy-reply-threshold":      {"100"},

@@ -81,6 +81,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 		MaxOpenFiles:   cfg.LevelDBMaxOpenFiles,
 		BloomBits:      cfg.LevelDBBloomBits,
 		Fsync:          cfg.AppendFsync,
+		KeyCache:       cfg.KeyCacheSize,
 		ActiveExpireHz: cfg.ActiveExpireHz,
 		Logger:         logger,
 	})

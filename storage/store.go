@@ -27,6 +27,7 @@ type Options struct {
 	MaxOpenFiles    int
 	BloomBits       int
 	Fsync           string // "always": sync every commit; "everysec": sync once a second; "no"
+	KeyCache        int64  // bytes of metadata kept in memory; 0 disables the cache
 	ActiveExpireHz  int
 	Logger          *slog.Logger
 	DisableBackgrnd bool // tests only: no expiry cycle or collector
@@ -58,6 +59,7 @@ type Store struct {
 	Stats     Stats
 	backup    backupState
 	compact   compactState
+	cache     *metaCache
 	openedAt  time.Time
 	closeOnce sync.Once
 }
@@ -115,6 +117,7 @@ func Open(o Options) (*Store, error) {
 	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Fsync == "always"},
 		keys: map[uint32]int64{}, expires: map[uint32]int64{},
 		gcWake: make(chan struct{}, 1), stop: make(chan struct{}), openedAt: time.Now()}
+	s.cache = newMetaCache(o.KeyCache)
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err

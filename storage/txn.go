@@ -140,6 +140,11 @@ func (t *Txn) Commit() error {
 	}
 	if err == nil {
 		s.unsynced.Store(true)
+		if s.cache != nil {
+			s.cache.applyBatch(t.batch.Dump())
+		}
+	} else if s.cache != nil {
+		s.cache.applyFailed(t.batch.Dump())
 	}
 	if err == nil && t.garbage {
 		s.wakeCollector()
@@ -201,6 +206,12 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if t.lastOK && bytes.Equal(k, t.lastKey) {
 		return t.lastVal, t.lastFound, nil
 	}
+	cache := t.s.cache
+	if cache != nil && k[0] == tagMeta {
+		if v, found, ok := cache.get(k); ok {
+			return v, found, nil
+		}
+	}
 	v, err := t.s.db.Get(k, nil)
 	found := err == nil
 	if err == leveldb.ErrNotFound {
@@ -208,6 +219,9 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	}
 	if err != nil {
 		return nil, false, err
+	}
+	if cache != nil && k[0] == tagMeta {
+		cache.set(k, v, found)
 	}
 	t.lastKey, t.lastVal, t.lastFound, t.lastOK = append(t.lastKey[:0], k...), v, found, true
 	return v, found, nil

@@ -10,7 +10,7 @@ import (
 // openTest opens a store in a temporary directory and closes it at the end of the test.
 func openTest(t testing.TB, background bool) *Store {
 	t.Helper()
-	s, err := Open(Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: !background})
+	s, err := Open(Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: !background, KeyCache: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
