@@ -445,4 +445,12 @@ func infoStorage(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("expired_keys", c.Store.Stats.ExpiredKeys.Load())
 	b.kvi("reclaimed_keys", c.Store.Stats.ReclaimedKeys.Load())
 	b.kvi("garbage_pending", c.Store.Stats.GarbagePending.Load())
+	ci := c.Store.CompactInfo()
+	b.kv("strata_compaction_in_progress", boolDigit(ci.InProgress))
+	b.kvi("strata_compactions_run", ci.Runs)
+	b.kvi("strata_last_compaction_ms", ci.LastTime.Milliseconds())
+	cacheBytes, hits, misses := c.Store.CacheStats()
+	b.kvi("key_cache_bytes", cacheBytes)
+	b.kvi("key_cache_hits", hits)
+	b.kvi("key_cache_misses", misses)
 }
