@@ -271,11 +271,15 @@ func (c *checker) iterDone(it interface {
 }
 
 func (c *checker) counter(kind byte, phys uint32) int64 {
-	v, err := c.snap.Get(counterKey(kind, phys), nil)
-	if err != nil || len(v) != 8 {
+	v, err := c.snap.Get(counterKey(phys), nil)
+	if err != nil {
 		return 0
 	}
-	return int64(binary.BigEndian.Uint64(v))
+	keys, expires := decodeCounters(v)
+	if kind == 'x' {
+		return expires
+	}
+	return keys
 }
 
 // subStats counts the sub-keys of one object.

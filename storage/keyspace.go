@@ -166,8 +166,7 @@ func (t *Txn) FlushDB(db int) {
 	}
 	t.put(sysDBMap, s.encodeDBMap())
 	s.counterMu.Lock()
-	t.del(counterKey('k', old))
-	t.del(counterKey('x', old))
+	t.del(counterKey(old))
 	delete(s.keys, old)
 	delete(s.expires, old)
 	s.counterMu.Unlock()

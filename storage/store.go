@@ -80,10 +80,19 @@ var (
 	sysDBMap  = []byte("!dbmap")
 )
 
-func counterKey(kind byte, phys uint32) []byte { return appendCounterKey(nil, kind, phys) }
+// counterKey is the record holding phys's key and expiry counters: 16 bytes, both big-endian.
+func counterKey(phys uint32) []byte { return appendCounterKey(nil, phys) }
 
-func appendCounterKey(dst []byte, kind byte, phys uint32) []byte {
-	return binary.BigEndian.AppendUint32(append(dst, tagSystem, 'c', kind), phys)
+func appendCounterKey(dst []byte, phys uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, tagSystem, 'c', 'n'), phys)
+}
+
+// decodeCounters splits a counter record into the key and expiry counts.
+func decodeCounters(v []byte) (keys, expires int64) {
+	if len(v) != 16 {
+		return 0, 0
+	}
+	return int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:]))
 }
 
 const idBlock = 1 << 16
@@ -178,8 +187,8 @@ func (s *Store) load() error {
 		return err
 	}
 	for _, p := range s.dbmap {
-		s.keys[p] = s.readCounter('k', p)
-		s.expires[p] = s.readCounter('x', p)
+		v, _ := s.db.Get(counterKey(p), nil)
+		s.keys[p], s.expires[p] = decodeCounters(v)
 	}
 	return nil
 }
@@ -188,14 +197,6 @@ func (s *Store) isEmpty() (bool, error) {
 	it := s.db.NewIterator(nil, nil)
 	defer it.Release()
 	return !it.First(), it.Error()
-}
-
-func (s *Store) readCounter(kind byte, phys uint32) int64 {
-	v, err := s.db.Get(counterKey(kind, phys), nil)
-	if err != nil || len(v) != 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(v))
 }
 
 func (s *Store) encodeDBMap() []byte {

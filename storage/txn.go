@@ -120,11 +120,9 @@ func (t *Txn) Commit() error {
 		for _, d := range t.deltas {
 			s.keys[d.phys] += d.keys
 			s.expires[d.phys] += d.expires
-			t.kbuf = appendCounterKey(t.kbuf[:0], 'k', d.phys)
+			t.kbuf = appendCounterKey(t.kbuf[:0], d.phys)
 			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.keys[d.phys]))
-			t.batch.Put(t.kbuf, t.vbuf)
-			t.kbuf = appendCounterKey(t.kbuf[:0], 'x', d.phys)
-			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.expires[d.phys]))
+			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
 			t.batch.Put(t.kbuf, t.vbuf)
 		}
 		err = s.db.Write(&t.batch, s.wo)
