@@ -349,7 +349,11 @@ func cmdSetBit(c *Ctx) {
 	var cur []byte
 	var at int64
 	if m != nil {
-		cur, at = m.Value, m.Expire
+		if cur, err = c.Txn.StringValue(m); err != nil {
+			c.Fail(err)
+			return
+		}
+		at = m.Expire
 	}
 	if off>>3 < uint64(len(cur)) && getBit(cur, off) == int(on) {
 		// Nothing changes: skip rewriting the string.
@@ -662,7 +666,12 @@ func cmdBitField(c *Ctx) {
 		}
 		var cur []byte
 		if m != nil {
-			cur, at = m.Value, m.Expire
+			var err error
+			if cur, err = c.Txn.StringValue(m); err != nil {
+				c.Fail(err)
+				return
+			}
+			at = m.Expire
 		}
 		v = grownCopy(cur, highest>>3)
 	}

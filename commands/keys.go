@@ -184,6 +184,16 @@ func cmdCopy(c *Ctx) {
 	}
 	cp := *m
 	cp.Value = append([]byte(nil), m.Value...)
+	if m.Type == storage.TypeString && m.Enc != storage.EncInline {
+		// A value-log value is held by one key: the copy gets the bytes, which PutMetaIn
+		// stores in the value log again.
+		v, err := c.Txn.StringValue(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		cp.Enc, cp.Value = storage.EncInline, v
+	}
 	if m.Type.IsCollection() {
 		if cp.ID, err = c.Txn.CopyData(m); err != nil {
 			c.Fail(err)
@@ -279,6 +289,18 @@ func cmdObject(c *Ctx) {
 		c.W.Null()
 		return
 	}
+	if m.Type == storage.TypeString && m.Enc != storage.EncInline && m.StringLen() <= 20 {
+		// A value-log string short enough to be an integer (a tiny large-value-threshold):
+		// the integer checks need its bytes.
+		v, err := c.Txn.StringValue(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		inline := *m
+		inline.Enc, inline.Value = storage.EncInline, v
+		m = &inline
+	}
 	switch sub {
 	case "encoding":
 		enc, err := objectEncoding(c.Txn, m)
@@ -304,7 +326,7 @@ func cmdObject(c *Ctx) {
 
 // redisInt reports whether a string value would be stored by Redis as an integer (string2l).
 func redisInt(m *storage.Meta) (int64, bool) {
-	if m.Type != storage.TypeString || len(m.Value) > 20 || string(m.Value) == "-0" {
+	if m.Type != storage.TypeString || m.Enc != storage.EncInline || len(m.Value) > 20 || string(m.Value) == "-0" {
 		return 0, false
 	}
 	n, err := ParseInt(m.Value)
@@ -333,7 +355,7 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 		if _, ok := redisInt(m); ok {
 			return "int", nil
 		}
-		if len(m.Value) <= embstrLimit {
+		if m.StringLen() <= embstrLimit {
 			return "embstr", nil
 		}
 		return "raw", nil

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -74,6 +75,16 @@ func (w *Writer) Bulk(p []byte) {
 	w.header('$', len(p))
 	w.b = append(w.b, p...)
 	w.b = append(w.b, '\r', '\n')
+}
+
+// BulkSpace writes the header of a bulk string of n bytes and returns the n bytes of the reply
+// for the caller to fill, so that a large value can be read straight into the reply.
+func (w *Writer) BulkSpace(n int) []byte {
+	w.header('$', n)
+	start := len(w.b)
+	w.b = slices.Grow(w.b, n+2)[:start+n]
+	w.b = append(w.b, '\r', '\n')
+	return w.b[start : start+n]
 }
 
 // BulkString writes a bulk string.

@@ -40,15 +40,32 @@ func init() {
 }
 
 func cmdGet(c *Ctx) {
-	v, ok, err := c.Txn.GetString(c.Args[1])
+	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeString)
 	switch {
 	case err != nil:
 		c.Fail(err)
-	case !ok:
+	case m == nil:
 		c.W.Null()
 	default:
-		c.W.Bulk(v)
+		if err := replyString(c, m); err != nil {
+			c.Fail(err)
+		}
 	}
+}
+
+// replyString writes string m as a bulk reply. A value-log value is read straight into the
+// reply buffer; on an error nothing is written.
+func replyString(c *Ctx, m *storage.Meta) error {
+	if m.Enc == storage.EncInline {
+		c.W.Bulk(m.Value)
+		return nil
+	}
+	start := c.W.Len()
+	if err := c.Txn.ReadStringInto(m, c.W.BulkSpace(m.StringLen())); err != nil {
+		c.W.Truncate(start)
+		return err
+	}
+	return nil
 }
 
 // expireOpt is a parsed EX/PX/EXAT/PXAT/KEEPTTL/PERSIST option.
@@ -128,7 +145,9 @@ func cmdSet(c *Ctx) {
 	}
 	if nx && m != nil || xx && m == nil {
 		if get && m != nil {
-			c.W.Bulk(m.Value)
+			if err := replyString(c, m); err != nil {
+				c.Fail(err)
+			}
 		} else {
 			c.W.Null()
 		}
@@ -138,23 +157,24 @@ func cmdSet(c *Ctx) {
 	if exp.keepTTL && m != nil {
 		at = m.Expire
 	}
-	var old []byte
-	if get && m != nil {
-		old = append(old, m.Value...)
+	// With GET the old value is the reply: it is written first, and withdrawn if the SET fails.
+	start := c.W.Len()
+	if get && m == nil {
+		c.W.Null()
+	} else if get {
+		if err := replyString(c, m); err != nil {
+			c.Fail(err)
+			return
+		}
 	}
 	if err := c.Txn.SetString(key, c.Args[2], at); err != nil {
+		c.W.Truncate(start)
 		c.Fail(err)
 		return
 	}
-	if get {
-		if m == nil {
-			c.W.Null()
-		} else {
-			c.W.Bulk(old)
-		}
-		return
+	if !get {
+		c.W.OK()
 	}
-	c.W.OK()
 }
 
 func cmdSetNX(c *Ctx) {
@@ -191,39 +211,44 @@ func cmdSetEX(c *Ctx) {
 }
 
 func cmdGetSet(c *Ctx) {
-	old, ok, err := c.Txn.GetString(c.Args[1])
+	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeString)
 	if err != nil {
 		c.Fail(err)
 		return
 	}
-	old = append([]byte(nil), old...)
-	if err := c.Txn.SetString(c.Args[1], c.Args[2], 0); err != nil {
+	// The old value is the reply: it is written first, and withdrawn if the SET fails.
+	start := c.W.Len()
+	if m == nil {
+		c.W.Null()
+	} else if err := replyString(c, m); err != nil {
 		c.Fail(err)
 		return
 	}
-	if !ok {
-		c.W.Null()
-		return
+	if err := c.Txn.SetString(c.Args[1], c.Args[2], 0); err != nil {
+		c.W.Truncate(start)
+		c.Fail(err)
 	}
-	c.W.Bulk(old)
 }
 
 func cmdGetDel(c *Ctx) {
-	v, ok, err := c.Txn.GetString(c.Args[1])
+	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeString)
 	if err != nil {
 		c.Fail(err)
 		return
 	}
-	if !ok {
+	if m == nil {
 		c.W.Null()
 		return
 	}
-	v = append([]byte(nil), v...)
-	if _, err := c.Txn.Delete(c.Args[1]); err != nil {
+	start := c.W.Len()
+	if err := replyString(c, m); err != nil {
 		c.Fail(err)
 		return
 	}
-	c.W.Bulk(v)
+	if _, err := c.Txn.Delete(c.Args[1]); err != nil {
+		c.W.Truncate(start)
+		c.Fail(err)
+	}
 }
 
 func cmdGetEx(c *Ctx) {
@@ -259,7 +284,11 @@ func cmdGetEx(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	v := append([]byte(nil), m.Value...)
+	start := c.W.Len()
+	if err := replyString(c, m); err != nil {
+		c.Fail(err)
+		return
+	}
 	switch {
 	case exp.persist && m.Expire != 0:
 		m.Expire = 0
@@ -271,21 +300,18 @@ func cmdGetEx(c *Ctx) {
 		err = c.Txn.PutMeta(c.Args[1], m)
 	}
 	if err != nil {
+		c.W.Truncate(start)
 		c.Fail(err)
-		return
 	}
-	c.W.Bulk(v)
 }
 
 func cmdMGet(c *Ctx) {
 	c.W.Array(len(c.Args) - 1)
 	for _, k := range c.Args[1:] {
-		v, ok, err := c.Txn.GetString(k)
-		if err != nil || !ok {
+		m, err := c.Txn.GetMetaOf(k, storage.TypeString)
+		if err != nil || m == nil || replyString(c, m) != nil {
 			c.W.Null()
-			continue
 		}
-		c.W.Bulk(v)
 	}
 }
 
@@ -334,12 +360,17 @@ func cmdAppend(c *Ctx) {
 	var v []byte
 	var at int64
 	if m != nil {
-		if len(m.Value)+len(c.Args[2]) > maxStringLen {
+		if m.StringLen()+len(c.Args[2]) > maxStringLen {
 			c.W.Error(ErrStringTooLong)
 			return
 		}
-		v = make([]byte, 0, len(m.Value)+len(c.Args[2]))
-		v = append(v, m.Value...)
+		cur, err := c.Txn.StringValue(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		v = make([]byte, 0, len(cur)+len(c.Args[2]))
+		v = append(v, cur...)
 		at = m.Expire
 	}
 	v = append(v, c.Args[2]...)
@@ -351,12 +382,16 @@ func cmdAppend(c *Ctx) {
 }
 
 func cmdStrlen(c *Ctx) {
-	v, _, err := c.Txn.GetString(c.Args[1])
+	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeString)
 	if err != nil {
 		c.Fail(err)
 		return
 	}
-	c.W.Int(int64(len(v)))
+	n := 0
+	if m != nil {
+		n = m.StringLen() // no read of a value-log value
+	}
+	c.W.Int(int64(n))
 }
 
 func cmdIncr(c *Ctx) {
@@ -389,7 +424,12 @@ func cmdIncr(c *Ctx) {
 			c.W.Error(ErrWrongType)
 			return
 		}
-		if cur, err = ParseInt(m.Value); err != nil {
+		v, err := c.Txn.StringValue(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if cur, err = ParseInt(v); err != nil {
 			c.W.Error(ErrNotInteger)
 			return
 		}
@@ -462,7 +502,12 @@ func cmdIncrByFloat(c *Ctx) {
 			c.W.Error(ErrWrongType)
 			return
 		}
-		v, ok := parseLongDouble(m.Value)
+		raw, err := c.Txn.StringValue(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		v, ok := parseLongDouble(raw)
 		if !ok {
 			c.W.Error(ErrNotFloat)
 			return
@@ -507,11 +552,19 @@ func cmdSetRange(c *Ctx) {
 	}
 	var cur []byte
 	var at int64
+	if m != nil && len(val) == 0 {
+		c.W.Int(int64(m.StringLen()))
+		return
+	}
 	if m != nil {
-		cur, at = m.Value, m.Expire
+		if cur, err = c.Txn.StringValue(m); err != nil {
+			c.Fail(err)
+			return
+		}
+		at = m.Expire
 	}
 	if len(val) == 0 {
-		c.W.Int(int64(len(cur)))
+		c.W.Int(0)
 		return
 	}
 	if off+int64(len(val)) > maxStringLen {

@@ -39,6 +39,8 @@ type Config struct {
 	BackupDir              string   // where BGSAVE writes its copy, default "./backup"
 	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
 	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
+	LargeValueThreshold    int64    // strings of at least this many bytes go to the value log, default 64kb; 0 never
+	ValueLogGCRatio        string   // garbage share (0 < r <= 1) at which a value-log file is collected, default "0.5"
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -80,6 +82,8 @@ func Default() *Config {
 		BackupDir:              "./backup",
 		MetricsPprof:           "no",
 		BusyReplyThreshold:     5000,
+		LargeValueThreshold:    64 * kb,
+		ValueLogGCRatio:        "0.5",
 	}
 }
 
@@ -181,6 +185,12 @@ var directives = []*directive{
 	{Directive: Directive{"busy-reply-threshold", "5000", "milliseconds a script may run before other clients get BUSY and SCRIPT KILL can stop it; 0 never (alias lua-time-limit)"},
 		kind: kindInt, min: 0, max: math.MaxInt32, alias: "lua-time-limit",
 		field: func(c *Config) any { return &c.BusyReplyThreshold }},
+	{Directive: Directive{"large-value-threshold", "64kb", "strings of at least this size are stored in the value log (<dir>/vlog) instead of LevelDB; 0 never"},
+		kind: kindSize, min: 0, max: 512 * mb,
+		field: func(c *Config) any { return &c.LargeValueThreshold }},
+	{Directive: Directive{"value-log-gc-ratio", "0.5", "share of garbage (above 0, at most 1) at which a value-log file is rewritten and deleted"},
+		kind: kindString, check: checkRatio,
+		field: func(c *Config) any { return &c.ValueLogGCRatio }},
 }
 
 var byName = func() map[string]*directive {
@@ -382,6 +392,15 @@ func (d *directive) checkList(words []string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkRatio accepts a decimal number above 0 and at most 1.
+func checkRatio(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0 && f <= 1) {
+		return fmt.Errorf("%q is not a ratio above 0 and at most 1", s)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func TestDefaults(t *testing.T) {
 		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
 		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
 		"leveldb-bloom-bits": "10", "hz": "10", "key-cache-size": "67108864", "backup-dir": "./backup", "metrics-pprof": "no",
-		"busy-reply-threshold": "5000",
+		"busy-reply-threshold": "5000", "large-value-threshold": "65536", "value-log-gc-ratio": "0.5",
 	}
 	if len(want) != len(Directives()) {
 		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
@@ -70,7 +70,7 @@ func TestDirectivesOrder(t *testing.T) {
 		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
 		"leveldb-bloom-bits", "hz", "key-cache-size", "backup-dir", "metrics-pprof",
-		"busy-reply-threshold"}
+		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio"}
 	var got []string
 	for _, d := range Directives() {
 		got = append(got, d.Name)
@@ -187,6 +187,9 @@ func TestErrors(t *testing.T) {
 		{[]string{conf("bind\n")}, []string{"strata.conf:1:", `"bind"`}},
 		{[]string{conf("proto-max-bulk-len 1000kb\n")}, []string{"strata.conf:1:", `"proto-max-bulk-len"`}},
 		{[]string{conf("hz 501\n")}, []string{"strata.conf:1:", `"hz"`}},
+		{[]string{conf("value-log-gc-ratio 0\n")}, []string{"strata.conf:1:", `"value-log-gc-ratio"`, "ratio"}},
+		{[]string{conf("value-log-gc-ratio 1.5\n")}, []string{"strata.conf:1:", `"value-log-gc-ratio"`}},
+		{[]string{conf("large-value-threshold 1gb\n")}, []string{"strata.conf:1:", `"large-value-threshold"`}},
 		{[]string{conf("leveldb-block-size 4xb\n")}, []string{"strata.conf:1:", `"leveldb-block-size"`, "not a valid size"}},
 		{[]string{conf("metrics-addr localhost\n")}, []string{"strata.conf:1:", `"metrics-addr"`}},
 		{[]string{"--port", "abc"}, []string{"command line:", `"port"`, `"abc" is not a valid integer`}},
@@ -298,6 +301,8 @@ var samples = map[string][]string{
 	"backup-dir":                {"/srv/strata-backup"},
 	"metrics-pprof":             {"yes"},
 	"busy-reply-threshold":      {"100"},
+	"large-value-threshold":     {"1mb"},
+	"value-log-gc-ratio":        {"0.25"},
 }
 
 func TestGetSetRoundTrip(t *testing.T) {

@@ -71,6 +71,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	if cache == 0 {
 		cache = -1 // goleveldb reads 0 as "default size"; -1 means no cache
 	}
+	gcRatio, _ := strconv.ParseFloat(cfg.ValueLogGCRatio, 64) // checked by config; 0 means the default
 	st, err := storage.Open(storage.Options{
 		Dir:            cfg.Dir,
 		Databases:      cfg.Databases,
@@ -84,6 +85,9 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 		KeyCache:       cfg.KeyCacheSize,
 		ActiveExpireHz: cfg.ActiveExpireHz,
 		Logger:         logger,
+
+		LargeValueThreshold: int(cfg.LargeValueThreshold),
+		ValueLogGCRatio:     gcRatio,
 	})
 	if err != nil {
 		return nil, err
@@ -210,6 +214,10 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.mu.Unlock()
 }
 
+// largeReply is the reply size past which handle writes a reply to the socket directly and
+// drops the reply buffer afterwards.
+const largeReply = 1 << 20
+
 // handle runs one command for a connection.
 func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.inflight.Add(1)
@@ -229,8 +237,23 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if ctx.Blocked || len(ctx.Ready) > 0 {
 		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
 	}
-	conn.WriteRaw(c.w.Bytes())
-	c.w.Reset()
+	if out := c.w.Bytes(); len(out) > largeReply {
+		// A large reply (a large value read straight into c.w) goes to the socket as it is,
+		// after what is buffered, rather than being copied into redcon's buffer; and the
+		// buffer is dropped, so that an idle client holds no large buffer.
+		if bw := redcon.BaseWriter(conn); bw != nil && bw.Flush() == nil {
+			conn.NetConn().Write(out)
+		} else {
+			conn.WriteRaw(out)
+		}
+		c.w = commands.Writer{Proto: c.w.Proto}
+	} else {
+		conn.WriteRaw(out)
+		c.w.Reset()
+	}
+	if cap(c.w.Bytes()) > largeReply {
+		c.w = commands.Writer{Proto: c.w.Proto}
+	}
 	if c.Quit {
 		conn.Close()
 	}

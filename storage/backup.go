@@ -39,11 +39,16 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 	if !s.backup.running.CompareAndSwap(false, true) {
 		return ErrBackupRunning
 	}
+	// The value log is pinned before the snapshot, so that no file the snapshot points into is
+	// collected, and its files' sizes are taken after it, so that they cover every pointer in it.
+	s.vlog.pin()
 	snap, err := s.db.GetSnapshot()
 	if err != nil {
+		s.vlog.unpin()
 		s.backup.running.Store(false)
 		return err
 	}
+	vc := s.vlog.capture()
 	taken := time.Now()
 	s.backup.mu.Lock()
 	s.backup.status.InProgress = true
@@ -51,8 +56,10 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		size, err := copySnapshot(snap, dir)
+		size, err := copySnapshot(snap, dir, vc)
 		snap.Release()
+		vc.release()
+		s.vlog.unpin()
 		s.backup.mu.Lock()
 		st := &s.backup.status
 		st.InProgress, st.LastOK, st.Duration = false, err == nil, time.Since(taken)
@@ -93,9 +100,10 @@ func (s *Store) BackupInfo() BackupStatus {
 	return st
 }
 
-// copySnapshot writes every record of snap into a new LevelDB at dir. It builds the copy in a
-// temporary sibling directory and renames it into place, so dir always holds a complete backup.
-func copySnapshot(snap *leveldb.Snapshot, dir string) (int64, error) {
+// copySnapshot writes every record of snap into a new LevelDB at dir, and the value-log files
+// of vc beside it. It builds the copy in a temporary sibling directory and renames it into
+// place, so dir always holds a complete backup.
+func copySnapshot(snap *leveldb.Snapshot, dir string, vc *vlogCopy) (int64, error) {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return 0, err
@@ -132,6 +140,9 @@ func copySnapshot(snap *leveldb.Snapshot, dir string) (int64, error) {
 		return 0, err
 	}
 	if err := out.Close(); err != nil {
+		return 0, err
+	}
+	if _, err := vc.copyTo(tmp); err != nil {
 		return 0, err
 	}
 	size, err := DirSize(tmp)

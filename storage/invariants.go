@@ -28,12 +28,17 @@ const maxInvariantErrors = 20
 //     mapped keyspace, and the database map on disk equals the one in memory;
 //   - no two keys share an object ID, no object ID is above the reserved high-water mark, and
 //     no object held by a live key is queued as garbage;
+//   - every value-log pointer of a string decodes, has its live-index record naming its key,
+//     and resolves to bytes in the value log with a good checksum; every live-index record of a
+//     mapped keyspace is the pointer of the key it names;
 //   - every 'd' sub-key belongs to a live key's object, to an object queued as garbage, or to
 //     a key of a flushed keyspace queued as garbage, and metadata or index entries of an
 //     unmapped keyspace exist only while it is queued. So once the collector has drained the
 //     queue, no sub-key exists whose object ID no live metadata holds.
 func CheckInvariants(s *Store) error {
 	s.global.Lock()
+	s.vlog.pin() // no value-log file the snapshot points into is deleted during the check
+	defer s.vlog.unpin()
 	snap, err := s.db.GetSnapshot()
 	if err != nil {
 		s.global.Unlock()
@@ -53,14 +58,21 @@ func CheckInvariants(s *Store) error {
 	s.global.Unlock()
 	defer snap.Release()
 
-	c := &checker{snap: snap}
+	c := &checker{snap: snap, vlog: s.vlog}
 	c.run(dbmap, keyCounts, expCounts)
 	return errors.Join(c.errs...)
 }
 
 type checker struct {
-	snap *leveldb.Snapshot
-	errs []error
+	snap  *leveldb.Snapshot
+	vlog  *valueLog
+	errs  []error
+	vlive map[string]*vliveSeen
+}
+
+type vliveSeen struct {
+	e    vliveEntry
+	seen bool
 }
 
 func (c *checker) fail(format string, args ...any) {
@@ -127,6 +139,19 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 	}
 	c.iterDone(it)
 
+	// The value log's live index.
+	c.vlive = map[string]*vliveSeen{}
+	it = snap.NewIterator(util.BytesPrefix(sysVLive), nil)
+	for it.Next() {
+		e, ok := decodeVLive(it.Key(), it.Value())
+		if !ok {
+			c.fail("malformed value-log index record %x", it.Key())
+			continue
+		}
+		c.vlive[string(it.Key())] = &vliveSeen{e: e}
+	}
+	c.iterDone(it)
+
 	// Metadata.
 	owners := map[uint64]*ownedMeta{}
 	keysSeen := map[uint32]int64{}
@@ -158,6 +183,9 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 				}
 			}
 		}
+		if m.Type == TypeString {
+			c.checkString(phys, key, &m, mapped[phys])
+		}
 		if !m.Type.IsCollection() {
 			continue
 		}
@@ -180,6 +208,13 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 		owners[m.ID] = &ownedMeta{phys: phys, key: string(key), m: m, mapped: mapped[phys]}
 	}
 	c.iterDone(it)
+
+	for _, v := range c.vlive {
+		if !v.seen && mapped[v.e.phys] {
+			c.fail("value-log index record (file %d, offset %d) names key %q in keyspace %d, which does not point at it",
+				v.e.p.file, v.e.p.off, v.e.key, v.e.phys)
+		}
+	}
 
 	// The expiry index.
 	it = snap.NewIterator(util.BytesPrefix([]byte{tagExpire}), nil)
@@ -360,5 +395,43 @@ func (c *checker) checkObject(id uint64, st *subStats, o *ownedMeta, queuedIDs m
 		if st.n != o.m.Size {
 			c.fail("%s %q (object %d, keyspace %d): size %d, %d sub-keys", o.m.Type, o.key, id, o.phys, o.m.Size, st.n)
 		}
+	}
+}
+
+// checkString checks a string's encoding and, for a value-log pointer, its index record and
+// the bytes it points at.
+func (c *checker) checkString(phys uint32, key []byte, m *Meta, mapped bool) {
+	switch m.Enc {
+	case EncInline:
+		return
+	case EncValueLog:
+	default:
+		c.fail("key %q in keyspace %d: unknown string encoding %d", key, phys, m.Enc)
+		return
+	}
+	p, err := decodeVPtr(m.Value)
+	if err != nil {
+		c.fail("key %q in keyspace %d: bad value-log pointer %x", key, phys, m.Value)
+		return
+	}
+	v := c.vlive[string(vliveKey(p.file, p.off))]
+	switch {
+	case v == nil:
+		c.fail("key %q in keyspace %d points at file %d offset %d, which has no value-log index record", key, phys, p.file, p.off)
+	case v.seen:
+		c.fail("key %q in keyspace %d shares its value-log value (file %d offset %d) with another key", key, phys, p.file, p.off)
+	case v.e.phys != phys || !bytes.Equal(v.e.key, key) || v.e.p != p:
+		c.fail("key %q in keyspace %d: its value-log index record names key %q in keyspace %d (%+v, pointer %+v)",
+			key, phys, v.e.key, v.e.phys, v.e.p, p)
+	}
+	if v != nil {
+		v.seen = true
+	}
+	if !mapped {
+		return
+	}
+	buf := make([]byte, p.n)
+	if err := c.vlog.read(p, buf); err != nil {
+		c.fail("key %q in keyspace %d: %v", key, phys, err)
 	}
 }

@@ -68,6 +68,10 @@ func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
 	if !ok {
 		old = nil
 	}
+	// A large string's value goes to the value log; m then holds the pointer (vlog.go).
+	if m, err = t.storeLarge(phys, key, old, m); err != nil {
+		return err
+	}
 	t.writeMeta(phys, key, old, m)
 	return nil
 }
@@ -91,6 +95,8 @@ func (t *Txn) Delete(key []byte) (bool, error) { return t.DeleteIn(t.db, key) }
 
 // writeMeta replaces old (nil: absent) with m (nil: delete) for key in phys.
 func (t *Txn) writeMeta(phys uint32, key []byte, old, m *Meta) {
+	// The value log's live index gains m's pointer and loses old's, in this batch (vlog.go).
+	t.relinkValueLog(phys, key, old, m)
 	var dk, dx int64
 	sameExpire := old != nil && m != nil && old.Expire == m.Expire
 	if old != nil {

@@ -31,6 +31,14 @@ type Options struct {
 	ActiveExpireHz  int
 	Logger          *slog.Logger
 	DisableBackgrnd bool // tests only: no expiry cycle or collector
+
+	// Value log (vlog.go): strings of at least LargeValueThreshold bytes are stored in
+	// append-only files under Dir/vlog; 0 keeps every value inline. A file is collected once
+	// ValueLogGCRatio of it is garbage (0: 0.5); a new file starts past ValueLogFileSize
+	// bytes (0: 256 MiB).
+	LargeValueThreshold int
+	ValueLogGCRatio     float64
+	ValueLogFileSize    int64
 }
 
 // Store is an open Strata database.
@@ -59,6 +67,7 @@ type Store struct {
 	Stats     Stats
 	backup    backupState
 	compact   compactState
+	vlog      *valueLog
 	cache     *metaCache
 	openedAt  time.Time
 	closeOnce sync.Once
@@ -131,6 +140,10 @@ func Open(o Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if s.vlog, err = openValueLog(s); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if !o.DisableBackgrnd {
 		s.wg.Add(2)
 		go s.expireLoop()
@@ -140,6 +153,7 @@ func Open(o Options) (*Store, error) {
 		s.wg.Add(1)
 		go s.syncLoop()
 	}
+	s.vlog.start()
 	return s, nil
 }
 
@@ -258,7 +272,13 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		s.wg.Wait()
+		verr := s.vlog.close()
 		err = s.db.Close()
+		if err == nil && verr == nil {
+			err = s.vlog.markClean() // the next open trusts the files as they are
+		} else if err == nil {
+			err = verr
+		}
 	})
 	return err
 }
@@ -284,6 +304,7 @@ func (s *Store) syncLoop() {
 	defer s.wg.Done()
 	for s.sleep(time.Second) {
 		if s.unsynced.Swap(false) {
+			s.vlog.sync() // values first: a pointer must not reach the disk before its value
 			if err := s.db.Put(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
 				s.log.Warn("journal sync", "err", err)
 			}

@@ -1,17 +1,21 @@
 package storage
 
 // GetString returns the value of a string key, whether it exists, and ErrWrongType for
-// another type. The value must not be modified.
+// another type. A value-log value is read from its file. The value must not be modified.
 func (t *Txn) GetString(key []byte) ([]byte, bool, error) {
 	m, err := t.GetMetaOf(key, TypeString)
 	if err != nil || m == nil {
 		return nil, false, err
 	}
-	return m.Value, true, nil
+	v, err := t.StringValue(m)
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }
 
 // SetString stores a string value with expiry (unix ms, 0 for none), replacing any value of
-// any type.
+// any type. A value of at least Options.LargeValueThreshold bytes goes to the value log.
 func (t *Txn) SetString(key, value []byte, expire int64) error {
 	return t.PutMeta(key, &Meta{Type: TypeString, Expire: expire, Value: value})
 }
