@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/strata-db/strata/config"
@@ -41,6 +43,13 @@ func main() {
 	slog.SetDefault(logger)
 
 	srv, err := server.New(cfg, logger)
+	if err == nil && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "--") {
+		// CONFIG REWRITE writes back to the file the server was started with.
+		path, aerr := filepath.Abs(os.Args[1])
+		if aerr == nil {
+			srv.SetConfigFile(path)
+		}
+	}
 	if err == nil {
 		err = srv.Start()
 	}
