@@ -47,10 +47,10 @@ func init() {
 		&Command{Name: "rpoplpush", Arity: 3, Flags: w | oom, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRPopLPush},
 		&Command{Name: "lmove", Arity: 5, Flags: w | oom, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdLMove},
 		&Command{Name: "lmpop", Arity: -4, Flags: w, Keys: listNumKeysAt(1), Handler: cmdLMPop},
-		&Command{Name: "blpop", Arity: -3, Flags: w | blk, FirstKey: 1, LastKey: -2, Step: 1, Handler: cmdBPop},
-		&Command{Name: "brpop", Arity: -3, Flags: w | blk, FirstKey: 1, LastKey: -2, Step: 1, Handler: cmdBPop},
-		&Command{Name: "brpoplpush", Arity: 4, Flags: w | oom | blk, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBRPopLPush},
-		&Command{Name: "blmove", Arity: 6, Flags: w | oom | blk, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBLMove},
+		&Command{Name: "blpop", Arity: -3, Flags: w | blk | FlagNoScript, FirstKey: 1, LastKey: -2, Step: 1, Handler: cmdBPop},
+		&Command{Name: "brpop", Arity: -3, Flags: w | blk | FlagNoScript, FirstKey: 1, LastKey: -2, Step: 1, Handler: cmdBPop},
+		&Command{Name: "brpoplpush", Arity: 4, Flags: w | oom | blk | FlagNoScript, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBRPopLPush},
+		&Command{Name: "blmove", Arity: 6, Flags: w | oom | blk | FlagNoScript, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBLMove},
 		&Command{Name: "blmpop", Arity: -5, Flags: w | blk, Keys: listNumKeysAt(2), Handler: cmdBLMPop},
 	)
 }
