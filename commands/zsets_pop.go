@@ -30,44 +30,50 @@ func cmdZPop(c *Ctx) {
 }
 
 func cmdZMPop(c *Ctx) {
-	numKeys, ok := zRangeLong(c, 1, 1, math.MaxInt64, errZNumKeys)
-	if !ok {
-		return
+	keys, max, count, ok := zmpopParse(c, 1)
+	if ok && !zpopGeneric(c, keys, max, count, true, true) {
+		c.W.NullArray()
 	}
-	whereIdx := 2 + numKeys
+}
+
+// zmpopParse parses "numkeys key [key ...] MIN|MAX [COUNT count]" starting at argument i,
+// replying with Redis's errors when the arguments are bad.
+func zmpopParse(c *Ctx, i int) (keys [][]byte, max bool, count int64, ok bool) {
+	numKeys, ok := zRangeLong(c, i, 1, math.MaxInt64, errZNumKeys)
+	if !ok {
+		return nil, false, 0, false
+	}
+	whereIdx := int64(i) + 1 + numKeys
 	if whereIdx >= int64(len(c.Args)) {
 		c.W.Error(ErrSyntax)
-		return
+		return nil, false, 0, false
 	}
-	var max bool
 	switch a := c.Args[whereIdx]; {
 	case zfold(a, "min"):
 	case zfold(a, "max"):
 		max = true
 	default:
 		c.W.Error(ErrSyntax)
-		return
+		return nil, false, 0, false
 	}
-	count := int64(-1)
+	count = -1
 	for j := int(whereIdx) + 1; j < len(c.Args); j++ {
 		if count == -1 && zfold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
 			n, ok := zRangeLong(c, j, 1, math.MaxInt64, errZCount)
 			if !ok {
-				return
+				return nil, false, 0, false
 			}
 			count = n
 			continue
 		}
 		c.W.Error(ErrSyntax)
-		return
+		return nil, false, 0, false
 	}
 	if count == -1 {
 		count = 1
 	}
-	if !zpopGeneric(c, c.Args[2:whereIdx], max, count, true, true) {
-		c.W.NullArray()
-	}
+	return c.Args[i+1 : whereIdx], max, count, true
 }
 
 // zpopGeneric is the non-blocking core of ZPOPMIN, ZPOPMAX and ZMPOP, and of their blocking
