@@ -152,3 +152,45 @@ func TestObjectEncodingThresholds(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeStringsRenameCopyMove: strings kept in the value log keep their bytes through RENAME
+// (the pointer moves), COPY (the copy gets its own value), MOVE and EXPIRE, and the value log's
+// index stays consistent.
+func TestLargeStringsRenameCopyMove(t *testing.T) {
+	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: true, LargeValueThreshold: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	big := func(c byte) string { return strings.Repeat(string(c), 100_000) }
+	ksOK(t, s, 0, "SET", "a", big('a'))
+	ksOK(t, s, 0, "SET", "b", big('b'))
+	if r := ksOK(t, s, 0, "OBJECT", "ENCODING", "a"); r.Str != "raw" {
+		t.Fatalf("OBJECT ENCODING of a 100 kB string = %v", r)
+	}
+	ksOK(t, s, 0, "RENAME", "a", "a2")
+	ksOK(t, s, 0, "RENAME", "a2", "b") // replaces b's value
+	ksOK(t, s, 0, "COPY", "b", "c")
+	ksOK(t, s, 0, "COPY", "b", "d", "DB", "1")
+	ksOK(t, s, 0, "EXPIREAT", "c", "4102444800")
+	ksOK(t, s, 0, "MOVE", "c", "2")
+	ksOK(t, s, 0, "APPEND", "b", "x")
+	for _, c := range []struct {
+		db       int
+		key, val string
+	}{{0, "b", big('a') + "x"}, {1, "d", big('a')}, {2, "c", big('a')}} {
+		if r := ksOK(t, s, c.db, "GET", c.key); r.Str != c.val {
+			t.Fatalf("db %d %s: %d bytes", c.db, c.key, len(r.Str))
+		}
+	}
+	if r := ksOK(t, s, 2, "EXPIRETIME", "c"); r.Int != 4102444800 {
+		t.Fatal(r)
+	}
+	ksInvariants(t, s)
+	ksOK(t, s, 0, "DEL", "b")
+	ksOK(t, s, 1, "RENAMENX", "d", "e")
+	ksInvariants(t, s)
+	if r := ksOK(t, s, 1, "STRLEN", "e"); r.Int != 100_000 {
+		t.Fatal(r)
+	}
+}
