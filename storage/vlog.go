@@ -695,15 +695,24 @@ func (l *valueLog) syncNow() error {
 	l.dirty = map[uint32]*vfile{}
 	l.bmu.Unlock()
 	var err error
-	for _, f := range dirty {
-		if e := f.f.Sync(); e != nil && err == nil && !f.removed.Load() {
+	for num, f := range dirty {
+		if e := f.f.Sync(); e != nil && !f.removed.Load() {
 			err = e
+			continue // stays dirty, with its reference, for the next pass
 		}
+		delete(dirty, num)
 		f.release()
 	}
 	l.bmu.Lock()
 	if err == nil {
 		l.synced = max(l.synced, target)
+	}
+	for num, f := range dirty {
+		if l.dirty[num] == nil {
+			l.dirty[num] = f
+		} else {
+			f.release()
+		}
 	}
 	l.syncErr = err
 	l.bcond.Broadcast()
