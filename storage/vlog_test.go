@@ -709,3 +709,37 @@ func TestVLogInvariantsCatchABadChecksum(t *testing.T) {
 		t.Fatalf("CheckInvariants = %v, want the stray index record", err)
 	}
 }
+
+func TestVLogMissingFileDropsItsKeys(t *testing.T) {
+	dir := t.TempDir()
+	o := vlogOptions(dir)
+	s := vlogOpen(t, o)
+	for i := 0; i < 20; i++ {
+		vlogSet(t, s, 0, fmt.Sprint("k", i), vlogValue("k", i, 8000), 0)
+	}
+	last, _, _ := vlogRecordOf(t, s, "k19")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A crash that lost the newest file altogether (its directory entry never reached the disk).
+	os.Remove(filepath.Join(dir, vlogDirName, vlogCleanName))
+	if err := os.Remove(last); err != nil {
+		t.Fatal(err)
+	}
+	s = vlogOpen(t, o)
+	defer s.Close()
+	kept := 0
+	for i := 0; i < 20; i++ {
+		k := fmt.Sprint("k", i)
+		if m := vlogMeta(t, s, 0, k); m != nil {
+			vlogExpect(t, s, 0, k, vlogValue("k", i, 8000))
+			kept++
+		}
+	}
+	if kept == 0 || kept == 20 || s.DBSize(0) != int64(kept) {
+		t.Fatalf("%d keys kept, DBSIZE %d", kept, s.DBSize(0))
+	}
+	vlogCheck(t, s)
+	vlogSet(t, s, 0, "new", vlogValue("new", 1, 8000), 0)
+	vlogExpect(t, s, 0, "new", vlogValue("new", 1, 8000))
+}

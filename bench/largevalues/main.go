@@ -82,6 +82,7 @@ func run() error {
 	r.printf("- date: %s", time.Now().UTC().Format(time.RFC3339))
 	r.printf("- nproc: %d (GOMAXPROCS of this client %d)", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	r.printf("- memory: %s", memTotal())
+	r.printf("- load average at start: %s", loadAvg())
 	r.printf("- disk (df -h %s): %s", dir, strings.ReplaceAll(strings.TrimSpace(cmdOut("df", "-h", dir)), "\n", " | "))
 	r.printf("- strata: %s %s, appendfsync %s; redis: %s", *strataBin, *extraArgs, *fsync, strings.TrimSpace(cmdOut(*redisBin, "--version")))
 	r.printf("- workload: %d keys x %d MiB, %d GETs, %d overwrite rounds", *keys, *sizeMiB, *gets, *overwrites)
@@ -206,6 +207,8 @@ func run() error {
 	endRSS := procStatus(st.cmd.Process.Pid, "VmRSS")
 	c.close()
 
+	r.printf("- load average at end: %s (other processes share the machine)", loadAvg())
+	r.printf("")
 	ddMed := median(dds)
 	setMed, setMax := median(setTimes), slices.Max(setTimes)
 	getMed := median(getTimes)
@@ -353,6 +356,11 @@ func memTotal() string {
 		}
 	}
 	return "?"
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func cmdOut(name string, args ...string) string {
