@@ -305,7 +305,7 @@ func openValueLog(s *Store) (*valueLog, error) {
 		}
 	}
 	l.maxNum = max(l.maxNum, l.sealed) // a new file never takes the number of a lost one
-	s.vlog = l // the repair below writes through transactions, which keep the live index
+	s.vlog = l                         // the repair below writes through transactions, which keep the live index
 	if err := l.repairAndCount(); err != nil {
 		l.closeFiles()
 		return nil, err
