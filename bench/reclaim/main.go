@@ -169,7 +169,7 @@ func main() {
 			fmt.Printf("during the reclaim: %.0f req/s = %.0f%% of the baseline\n", rps, 100*rps/base)
 		}
 		if *dir != "" {
-			fmt.Printf("data directory: %s before the DEL, %s after the reclaim\n", mib(sizeBefore), mib(dirSize(*dir)))
+			fmt.Printf("data directory: %s before the DEL, %s after the reclaim\n", sizeBefore, dirSize(*dir))
 		}
 	}
 	if len(ratios) > 1 {
@@ -381,27 +381,50 @@ func overlapFrac(s, e, a, b time.Time) float64 {
 
 // ---- sizes ----
 
-func dirSize(dir string) int64 {
+// sizes is the size of a data directory: LevelDB tables (.ldb), LevelDB logs (.log, the write
+// journal), the value log (vlog/) and everything else.
+type sizes struct{ tables, logs, vlog, other int64 }
+
+func (z sizes) total() int64 { return z.tables + z.logs + z.vlog + z.other }
+
+func (z sizes) String() string {
+	return fmt.Sprintf("%s (tables %s, journal %s, value log %s, other %s)",
+		mib(z.total()), mib(z.tables), mib(z.logs), mib(z.vlog), mib(z.other))
+}
+
+func dirSize(dir string) sizes {
+	var z sizes
 	if dir == "" {
-		return 0
+		return z
 	}
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
-		if info, err := d.Info(); err == nil && !d.IsDir() {
-			n += info.Size()
+		info, err := d.Info()
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		switch {
+		case strings.HasPrefix(rel, "vlog"+string(filepath.Separator)):
+			z.vlog += info.Size()
+		case strings.HasSuffix(rel, ".ldb"):
+			z.tables += info.Size()
+		case strings.HasSuffix(rel, ".log"):
+			z.logs += info.Size()
+		default:
+			z.other += info.Size()
 		}
 		return nil
 	})
 	if err != nil {
 		log.Printf("size of %s: %v", dir, err)
 	}
-	return n
+	return z
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
