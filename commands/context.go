@@ -28,6 +28,8 @@ type Client struct {
 	NoTouch  bool   // CLIENT NO-TOUCH
 	ReplyOff bool   // CLIENT REPLY OFF: the server discards replies
 	SkipNext bool   // CLIENT REPLY SKIP: the server discards the next command's reply
+
+	Conn any // the server's state of this connection (MULTI queue, subscriptions); opaque here
 }
 
 // Env is what the server offers commands beyond the keyspace.
@@ -118,6 +120,19 @@ type Ctx struct {
 
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
 	Ready [][]byte
+
+	// OnWrite, when set, is called by Run for a command that staged writes, before they commit,
+	// while the command's keys are still locked: the server marks the clients that WATCH the
+	// keys it changed, so that no EXEC can slip in between the commit and the marking.
+	OnWrite func(c *Ctx)
+	// KE, when set, is the server's keyspace-event state (notify.go): while notifications are
+	// on or a client watches keys, write commands record what they changed in Events.
+	KE *KeyEvents
+	// Events are the keyspace events of the command, in Redis's order (notify.go).
+	Events []Event
+	// Tracked reports that Events name every key the command changed; a write command without
+	// it is taken to have changed all its declared keys.
+	Tracked bool
 }
 
 // Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout

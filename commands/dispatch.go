@@ -64,6 +64,9 @@ func Run(c *Ctx) {
 		t.Abort()
 		return
 	}
+	if c.OnWrite != nil && t.Writes() > 0 {
+		c.OnWrite(c) // before the commit, while the keys are locked (see Ctx.OnWrite)
+	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)

@@ -41,6 +41,18 @@ type Config struct {
 	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
 	LargeValueThreshold    int64    // strings of at least this many bytes go to the value log, default 64kb; 0 never
 	ValueLogGCRatio        string   // garbage share (0 < r <= 1) at which a value-log file is collected, default "0.5"
+	NotifyKeyspaceEvents   string   // keyspace-notification classes as Redis prints them ("AKE"), default "" (off)
+	OutputBufferLimit      string   // "normal H S T slave H S T pubsub H S T", Redis's default
+
+	// Who may connect: protected mode, ACL users, TLS (server/acl.go, server/tls.go).
+	ProtectedMode  string // "yes" (default): without a password, refuse non-loopback clients
+	ACLFile        string // users file for ACL LOAD/SAVE and startup; "" = none
+	ACLLogMaxLen   int    // entries ACL LOG keeps, default 128
+	TLSPort        int    // second listener speaking TLS; 0 (default) = none
+	TLSCertFile    string // server certificate (PEM)
+	TLSKeyFile     string // server private key (PEM)
+	TLSCACertFile  string // CA bundle that client certificates must chain to
+	TLSAuthClients string // yes (default): clients need a certificate; optional; no
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -84,6 +96,11 @@ func Default() *Config {
 		BusyReplyThreshold:     5000,
 		LargeValueThreshold:    64 * kb,
 		ValueLogGCRatio:        "0.5",
+		NotifyKeyspaceEvents:   "",
+		OutputBufferLimit:      defaultOutputLimits,
+		ProtectedMode:          "yes",
+		ACLLogMaxLen:           128,
+		TLSAuthClients:         "yes",
 	}
 }
 
@@ -107,6 +124,10 @@ type directive struct {
 	alias    string             // another name the directive answers to (Redis's old name)
 	check    func(string) error // extra check for kindString and each kindList word
 	field    func(*Config) any  // pointer to the Config field: *int, *int64, *string or *[]string
+
+	// canon, for a kindString directive, turns the argument words (joined by spaces) into the
+	// stored value, given the current one: Redis's normal form, or a merge into it.
+	canon func(cur, arg string) (string, error)
 }
 
 var directives = []*directive{
@@ -191,6 +212,36 @@ var directives = []*directive{
 	{Directive: Directive{"value-log-gc-ratio", "0.5", "share of garbage (above 0, at most 1) at which a value-log file is rewritten and deleted"},
 		kind: kindString, check: checkRatio,
 		field: func(c *Config) any { return &c.ValueLogGCRatio }},
+	{Directive: Directive{"notify-keyspace-events", "", "keyspace notification classes, Redis's letters (K E g $ l s h z x e t m n A); empty disables them"},
+		kind: kindString, check: checkKeyspaceEvents, canon: canonKeyspaceEvents,
+		field: func(c *Config) any { return &c.NotifyKeyspaceEvents }},
+	{Directive: Directive{"client-output-buffer-limit", defaultOutputLimits, "per client class (normal, replica, pubsub): hard limit, soft limit, soft seconds; a subscriber past them is disconnected"},
+		kind: kindString, check: checkOutputLimits, canon: canonOutputLimits,
+		field: func(c *Config) any { return &c.OutputBufferLimit }},
+	{Directive: Directive{"protected-mode", "yes", "yes: while the default user has no password, only loopback clients may connect"},
+		kind: kindEnum, values: []string{"yes", "no"},
+		field: func(c *Config) any { return &c.ProtectedMode }},
+	{Directive: Directive{"aclfile", "", "ACL users file, loaded at startup and by ACL LOAD, written by ACL SAVE; empty for none"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.ACLFile }},
+	{Directive: Directive{"acllog-max-len", "128", "entries kept by ACL LOG (denied commands, keys, channels and logins)"},
+		kind: kindInt, min: 0, max: math.MaxInt32,
+		field: func(c *Config) any { return &c.ACLLogMaxLen }},
+	{Directive: Directive{"tls-port", "0", "port of a second listener speaking TLS (same bind address); 0 disables it"},
+		kind: kindInt, min: 0, max: 65535,
+		field: func(c *Config) any { return &c.TLSPort }},
+	{Directive: Directive{"tls-cert-file", "", "server certificate for the TLS listener (PEM)"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.TLSCertFile }},
+	{Directive: Directive{"tls-key-file", "", "private key of tls-cert-file (PEM)"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.TLSKeyFile }},
+	{Directive: Directive{"tls-ca-cert-file", "", "CA certificates (PEM) client certificates must chain to"},
+		kind:  kindString,
+		field: func(c *Config) any { return &c.TLSCACertFile }},
+	{Directive: Directive{"tls-auth-clients", "yes", "client certificates on the TLS listener: yes (required), optional (checked if sent) or no"},
+		kind: kindEnum, values: []string{"yes", "no", "optional"},
+		field: func(c *Config) any { return &c.TLSAuthClients }},
 }
 
 var byName = func() map[string]*directive {
@@ -320,6 +371,14 @@ func (d *directive) set(c *Config, args []string) error {
 		*p = words
 		return nil
 	}
+	if p, ok := d.field(c).(*string); ok && d.canon != nil {
+		v, err := d.canon(*p, strings.Join(args, " "))
+		if err != nil {
+			return err
+		}
+		*p = v
+		return nil
+	}
 	if len(args) != 1 {
 		return fmt.Errorf("wrong number of arguments (want 1, got %d)", len(args))
 	}
@@ -425,4 +484,186 @@ func checkHostPort(s string) error {
 		return fmt.Errorf("%q is not a valid host:port address", s)
 	}
 	return nil
+}
+
+// Keyspace-notification classes (notify-keyspace-events), Redis's NOTIFY_* flags.
+const (
+	NotifyKeyspace uint32 = 1 << iota // K: __keyspace@<db>__:<key> channels
+	NotifyKeyevent                    // E: __keyevent@<db>__:<event> channels
+	NotifyGeneric                     // g: DEL, EXPIRE, RENAME, ...
+	NotifyString                      // $
+	NotifyList                        // l
+	NotifySet                         // s
+	NotifyHash                        // h
+	NotifyZSet                        // z
+	NotifyExpired                     // x
+	NotifyEvicted                     // e
+	NotifyStream                      // t
+	NotifyKeyMiss                     // m
+	NotifyModule                      // d
+	NotifyNew                         // n
+	// NotifyAll is "A": every class but m and n.
+	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash | NotifyZSet |
+		NotifyExpired | NotifyEvicted | NotifyStream | NotifyModule
+)
+
+var notifyLetters = []struct {
+	c byte
+	f uint32
+}{{'g', NotifyGeneric}, {'$', NotifyString}, {'l', NotifyList}, {'s', NotifySet}, {'h', NotifyHash},
+	{'z', NotifyZSet}, {'x', NotifyExpired}, {'e', NotifyEvicted}, {'t', NotifyStream},
+	{'d', NotifyModule}, {'n', NotifyNew}}
+
+// ParseKeyspaceEvents turns notify-keyspace-events letters into classes, as Redis's
+// keyspaceEventsStringToFlags does.
+func ParseKeyspaceEvents(s string) (uint32, error) {
+	var f uint32
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; ch {
+		case 'A':
+			f |= NotifyAll
+		case 'K':
+			f |= NotifyKeyspace
+		case 'E':
+			f |= NotifyKeyevent
+		case 'm':
+			f |= NotifyKeyMiss
+		default:
+			found := false
+			for _, l := range notifyLetters {
+				if l.c == ch {
+					f |= l.f
+					found = true
+				}
+			}
+			if !found {
+				return 0, errors.New("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
+			}
+		}
+	}
+	return f, nil
+}
+
+// KeyspaceEventsString prints classes as Redis's keyspaceEventsFlagsToString does ("AKE").
+func KeyspaceEventsString(f uint32) string {
+	var b []byte
+	if f&NotifyAll == NotifyAll {
+		b = append(b, 'A')
+	} else {
+		for _, l := range notifyLetters {
+			if f&l.f != 0 {
+				b = append(b, l.c)
+			}
+		}
+	}
+	if f&NotifyKeyspace != 0 {
+		b = append(b, 'K')
+	}
+	if f&NotifyKeyevent != 0 {
+		b = append(b, 'E')
+	}
+	if f&NotifyKeyMiss != 0 {
+		b = append(b, 'm')
+	}
+	return string(b)
+}
+
+func checkKeyspaceEvents(s string) error { _, err := ParseKeyspaceEvents(s); return err }
+
+func canonKeyspaceEvents(_, arg string) (string, error) {
+	f, err := ParseKeyspaceEvents(arg)
+	if err != nil {
+		return "", err
+	}
+	return KeyspaceEventsString(f), nil
+}
+
+// OutputLimit is the client-output-buffer-limit of one client class: a client whose pending
+// output passes Hard bytes, or stays past Soft bytes for SoftSeconds, is disconnected. Zero
+// limits are off.
+type OutputLimit struct {
+	Hard, Soft  int64
+	SoftSeconds int64
+}
+
+// Output-limit client classes, in the order CONFIG GET prints them.
+var outputClasses = []string{"normal", "slave", "pubsub"}
+
+const defaultOutputLimits = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+
+// OutputLimits returns the client-output-buffer-limit of class "normal", "replica" (or "slave")
+// or "pubsub".
+func (c *Config) OutputLimits(class string) OutputLimit {
+	ls, err := parseOutputLimits(c.OutputBufferLimit, nil)
+	if err != nil {
+		ls, _ = parseOutputLimits(defaultOutputLimits, nil)
+	}
+	if class == "replica" {
+		class = "slave"
+	}
+	for i, name := range outputClasses {
+		if name == class {
+			return ls[i]
+		}
+	}
+	return OutputLimit{}
+}
+
+// parseOutputLimits applies "class hard soft seconds" groups to base (nil: all off), as
+// Redis's CONFIG SET client-output-buffer-limit does, with its error texts.
+func parseOutputLimits(s string, base []OutputLimit) ([]OutputLimit, error) {
+	ls := make([]OutputLimit, len(outputClasses))
+	copy(ls, base)
+	w := strings.Fields(s)
+	if len(w)%4 != 0 {
+		return nil, errors.New("Wrong number of arguments in buffer limit configuration.")
+	}
+	for i := 0; i < len(w); i += 4 {
+		class := strings.ToLower(w[i])
+		if class == "replica" {
+			class = "slave"
+		}
+		idx := -1
+		for j, name := range outputClasses {
+			if name == class {
+				idx = j
+			}
+		}
+		if idx < 0 {
+			return nil, errors.New("Invalid client class specified in buffer limit configuration.")
+		}
+		hard, err1 := parseSize(w[i+1])
+		soft, err2 := parseSize(w[i+2])
+		secs, err3 := strconv.ParseInt(w[i+3], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || hard < 0 || soft < 0 || secs < 0 {
+			return nil, errors.New("Error in hard, soft or soft_seconds setting in buffer limit configuration.")
+		}
+		ls[idx] = OutputLimit{hard, soft, secs}
+	}
+	return ls, nil
+}
+
+func checkOutputLimits(s string) error {
+	base, _ := parseOutputLimits(defaultOutputLimits, nil)
+	_, err := parseOutputLimits(s, base)
+	return err
+}
+
+func canonOutputLimits(cur, arg string) (string, error) {
+	base, err := parseOutputLimits(cur, nil)
+	if err != nil {
+		base, _ = parseOutputLimits(defaultOutputLimits, nil)
+	}
+	ls, err := parseOutputLimits(arg, base)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for i, name := range outputClasses {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s %d %d %d", name, ls[i].Hard, ls[i].Soft, ls[i].SoftSeconds)
+	}
+	return b.String(), nil
 }

@@ -32,6 +32,10 @@ func TestDefaults(t *testing.T) {
 		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
 		"leveldb-bloom-bits": "10", "hz": "10", "key-cache-size": "67108864", "backup-dir": "./backup", "metrics-pprof": "no",
 		"busy-reply-threshold": "5000", "large-value-threshold": "65536", "value-log-gc-ratio": "0.5",
+		"notify-keyspace-events":     "",
+		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+		"protected-mode":             "yes", "aclfile": "", "acllog-max-len": "128", "tls-port": "0",
+		"tls-cert-file": "", "tls-key-file": "", "tls-ca-cert-file": "", "tls-auth-clients": "yes",
 	}
 	if len(want) != len(Directives()) {
 		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
@@ -70,7 +74,10 @@ func TestDirectivesOrder(t *testing.T) {
 		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
 		"leveldb-bloom-bits", "hz", "key-cache-size", "backup-dir", "metrics-pprof",
-		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio"}
+		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio",
+		"notify-keyspace-events", "client-output-buffer-limit",
+		"protected-mode", "aclfile", "acllog-max-len", "tls-port", "tls-cert-file", "tls-key-file",
+		"tls-ca-cert-file", "tls-auth-clients"}
 	var got []string
 	for _, d := range Directives() {
 		got = append(got, d.Name)
@@ -189,7 +196,15 @@ func TestErrors(t *testing.T) {
 		{[]string{conf("hz 501\n")}, []string{"strata.conf:1:", `"hz"`}},
 		{[]string{conf("value-log-gc-ratio 0\n")}, []string{"strata.conf:1:", `"value-log-gc-ratio"`, "ratio"}},
 		{[]string{conf("value-log-gc-ratio 1.5\n")}, []string{"strata.conf:1:", `"value-log-gc-ratio"`}},
+		{[]string{conf("notify-keyspace-events KEq\n")}, []string{"strata.conf:1:", `"notify-keyspace-events"`, "Invalid event class character"}},
+		{[]string{conf("client-output-buffer-limit pubsub 1mb 1mb\n")}, []string{"strata.conf:1:", `"client-output-buffer-limit"`, "Wrong number of arguments"}},
+		{[]string{conf("client-output-buffer-limit bogus 1mb 1mb 1\n")}, []string{"strata.conf:1:", "Invalid client class"}},
+		{[]string{conf("client-output-buffer-limit pubsub 1mb -1 1\n")}, []string{"strata.conf:1:", "Error in hard, soft or soft_seconds"}},
 		{[]string{conf("large-value-threshold 1gb\n")}, []string{"strata.conf:1:", `"large-value-threshold"`}},
+		{[]string{conf("protected-mode maybe\n")}, []string{"strata.conf:1:", `"protected-mode"`, "yes, no"}},
+		{[]string{conf("tls-auth-clients sometimes\n")}, []string{"strata.conf:1:", `"tls-auth-clients"`, "optional"}},
+		{[]string{conf("tls-port 65536\n")}, []string{"strata.conf:1:", `"tls-port"`}},
+		{[]string{conf("acllog-max-len -1\n")}, []string{"strata.conf:1:", `"acllog-max-len"`}},
 		{[]string{conf("leveldb-block-size 4xb\n")}, []string{"strata.conf:1:", `"leveldb-block-size"`, "not a valid size"}},
 		{[]string{conf("metrics-addr localhost\n")}, []string{"strata.conf:1:", `"metrics-addr"`}},
 		{[]string{"--port", "abc"}, []string{"command line:", `"port"`, `"abc" is not a valid integer`}},
@@ -303,6 +318,20 @@ var samples = map[string][]string{
 	"busy-reply-threshold":      {"100"},
 	"large-value-threshold":     {"1mb"},
 	"value-log-gc-ratio":        {"0.25"},
+
+	// MULTI/EXEC, pub/sub and keyspace notifications
+	"notify-keyspace-events":     {"KEA"},
+	"client-output-buffer-limit": {"pubsub 64mb 16mb 120"},
+
+	// Who may connect: protected mode, ACL, TLS
+	"protected-mode":   {"no"},
+	"aclfile":          {"/etc/strata/users.acl"},
+	"acllog-max-len":   {"16"},
+	"tls-port":         {"6390"},
+	"tls-cert-file":    {"/etc/strata/server.crt"},
+	"tls-key-file":     {"/etc/strata/server.key"},
+	"tls-ca-cert-file": {"/etc/strata/ca.crt"},
+	"tls-auth-clients": {"optional"},
 }
 
 func TestGetSetRoundTrip(t *testing.T) {
@@ -416,5 +445,37 @@ func TestAlias(t *testing.T) {
 	path := writeConf(t, "lua-time-limit 1000\n")
 	if err := c.LoadFile(path); err != nil || c.BusyReplyThreshold != 1000 {
 		t.Errorf("LoadFile lua-time-limit: %v, threshold %d", err, c.BusyReplyThreshold)
+	}
+}
+
+// TestNotifyAndOutputLimits checks the normal forms CONFIG GET shows (Redis 7.0's) and the
+// merge of client-output-buffer-limit classes.
+func TestNotifyAndOutputLimits(t *testing.T) {
+	for in, want := range map[string]string{"KEA": "AKE", "Ex$": "$xE", "gK": "gK", "": "", "x": "x",
+		"KA": "AK", "Em": "Em", "An": "A", "lhsz$gxn": "g$lshzxn"} {
+		c := Default()
+		if err := c.Set("notify-keyspace-events", []string{in}); err != nil || c.NotifyKeyspaceEvents != want {
+			t.Errorf("notify-keyspace-events %q: got %q, %v; want %q", in, c.NotifyKeyspaceEvents, err, want)
+		}
+	}
+	if f, _ := ParseKeyspaceEvents("KEA"); f&NotifyAll != NotifyAll || f&NotifyKeyspace == 0 || f&NotifyNew != 0 {
+		t.Errorf("ParseKeyspaceEvents(KEA) = %b", f)
+	}
+	c := Default()
+	if err := c.Set("client-output-buffer-limit", []string{"pubsub", "1mb", "512kb", "10"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("client-output-buffer-limit", []string{"replica 1kb 1kb 1"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "normal 0 0 0 slave 1024 1024 1 pubsub 1048576 524288 10"
+	if c.OutputBufferLimit != want {
+		t.Errorf("merged limits %q, want %q", c.OutputBufferLimit, want)
+	}
+	if l := c.OutputLimits("pubsub"); l != (OutputLimit{1 << 20, 512 << 10, 10}) {
+		t.Errorf("pubsub limit %+v", l)
+	}
+	if l := Default().OutputLimits("pubsub"); l != (OutputLimit{32 << 20, 8 << 20, 60}) {
+		t.Errorf("default pubsub limit %+v", l)
 	}
 }

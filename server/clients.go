@@ -138,6 +138,7 @@ func (s *Server) liveConfig() *config.Config {
 // timeout) take effect at once; loglevel changes the logger's threshold.
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
+	s.applyTxConfig(cfg) // multi.go: notify-keyspace-events, client-output-buffer-limit
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}

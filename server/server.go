@@ -43,6 +43,10 @@ type Server struct {
 	clients map[int64]*client
 	stats   stats
 	x       serverExtra // clients.go: CLIENT, CONFIG SET, INFO statistics
+
+	tx txServer           // multi.go: WATCH registry
+	ps psServer           // pubsub.go: subscriptions
+	ke commands.KeyEvents // notify classes and watch count, read by write commands
 }
 
 type stats struct {
@@ -59,6 +63,8 @@ type client struct {
 	w    commands.Writer
 	ctx  commands.Ctx
 	x    clientExtra // clients.go
+	tx   txState     // multi.go: MULTI queue and watched keys
+	ps   psState     // pubsub.go: subscriptions and outbound queue
 }
 
 // New opens the storage in cfg.Dir and prepares a server; Start begins listening.
@@ -95,6 +101,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s := &Server{cfg: cfg, log: logger, store: st, clients: map[int64]*client{},
 		closing: make(chan struct{}), stopReq: make(chan struct{})}
 	s.initExtra(level)
+	s.initTx()
 	s.metrics = newMetrics(s)
 	return s, nil
 }
@@ -197,6 +204,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	c.Addr = conn.RemoteAddr()
 	c.Authed = s.Config().RequirePass == ""
 	c.w.Proto = 2
+	c.Client.Conn = c
 	s.registerClient(c)
 	s.clients[c.ID] = c
 	conn.SetContext(c)
@@ -212,6 +220,8 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
+	s.dropTx(c)     // multi.go
+	s.dropPubSub(c) // pubsub.go
 }
 
 // largeReply is the reply size past which handle writes a reply to the socket directly and
@@ -225,10 +235,13 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c := conn.Context().(*client)
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
-		OnBlock: registerBlocked}
+		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
-	commands.Dispatch(ctx, s.Config().RequirePass != "")
+	if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
+		commands.Dispatch(ctx, s.Config().RequirePass != "")
+		s.afterDispatch(c) // multi.go: keyspace events
+	}
 	if ctx.Cmd != nil {
 		s.metrics.observe(ctx.Cmd, time.Since(st.start))
 	}
@@ -237,7 +250,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if ctx.Blocked || len(ctx.Ready) > 0 {
 		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
 	}
-	if out := c.w.Bytes(); len(out) > largeReply {
+	if c.ps.q != nil {
+		s.queueReply(c) // pubsub.go: a subscriber's output goes through its writer goroutine
+	} else if out := c.w.Bytes(); len(out) > largeReply {
 		// A large reply (a large value read straight into c.w) goes to the socket as it is,
 		// after what is buffered, rather than being copied into redcon's buffer; and the
 		// buffer is dropped, so that an idle client holds no large buffer.
@@ -255,6 +270,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		c.w = commands.Writer{Proto: c.w.Proto}
 	}
 	if c.Quit {
+		s.drainOutput(c) // pubsub.go
 		conn.Close()
 	}
 }

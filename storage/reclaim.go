@@ -102,9 +102,11 @@ func (s *Store) ExpireStep(max int) (int, error) {
 			continue
 		}
 		m, err := t.rawMeta(t.phys, d.key)
+		expired := false
 		if err == nil && m != nil && m.Expire != 0 && m.Expire <= t.now {
 			t.writeMeta(t.phys, d.key, m, nil)
 			s.Stats.ExpiredKeys.Add(1)
+			expired = true
 		} else if err == nil && (m == nil || m.Expire == 0 || !bytesEqualExpire(d.raw, m.Expire)) {
 			// A stale index entry: the key was changed by a path that missed it.
 			t.del(d.raw)
@@ -116,6 +118,9 @@ func (s *Store) ExpireStep(max int) (int, error) {
 		}
 		if err != nil {
 			return 0, err
+		}
+		if fn := s.onExpire.Load(); expired && fn != nil {
+			(*fn)(db, d.key)
 		}
 	}
 	return len(list), nil

@@ -71,6 +71,8 @@ type Store struct {
 	cache     *metaCache
 	openedAt  time.Time
 	closeOnce sync.Once
+
+	onExpire atomic.Pointer[func(db int, key []byte)] // SetOnExpire
 }
 
 // Stats counts background work; fields are updated atomically.
@@ -311,3 +313,18 @@ func (s *Store) syncLoop() {
 		}
 	}
 }
+
+// SetOnExpire installs fn, which the active expiry cycle calls after it has committed the
+// deletion of an expired key, with the key's logical database (the server publishes the
+// "expired" keyspace event and fails the EXEC of clients that WATCH the key). nil removes it.
+func (s *Store) SetOnExpire(fn func(db int, key []byte)) {
+	if fn == nil {
+		s.onExpire.Store(nil)
+		return
+	}
+	s.onExpire.Store(&fn)
+}
+
+// Writes returns the number of puts and deletes staged in t so far, so that a caller can tell
+// whether a command changed anything (a SET NX that found the key wrote nothing).
+func (t *Txn) Writes() int { return t.batch.Len() }

@@ -1,0 +1,472 @@
+package server
+
+import (
+	"bytes"
+	"net"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/config"
+)
+
+// Publish/subscribe and keyspace notifications.
+//
+// Messages are published from the publisher's goroutine, but a redcon.Conn belongs to its own
+// connection goroutine. So a client that subscribes gets an outbound queue (outQueue) and a
+// writer goroutine that drains it to the socket; from then on every reply of that client goes
+// through the queue too, in order with the messages. A subscription is confirmed in the order
+// Redis would: the queue is held from the moment the client subscribes until the command's
+// reply is queued, and the reply goes in ahead of the messages that arrived meanwhile.
+//
+// A subscriber that does not read is cut off by client-output-buffer-limit pubsub (Redis's
+// default: 32 MB hard, 8 MB for 60 s soft): the publisher that would pass the limit drops the
+// queue and closes the connection, so memory does not grow without bound.
+
+// psServer is the server's subscription registry.
+type psServer struct {
+	mu    sync.RWMutex
+	subs  [3]map[string]map[*client]struct{} // by commands.SubKind: channel, pattern, shard
+	limit atomic.Pointer[config.OutputLimit] // client-output-buffer-limit pubsub
+}
+
+// psState is one client's subscriptions and its outbound queue. The maps change only under
+// psServer.mu, from the client's connection goroutine.
+type psState struct {
+	subs [3]map[string]uint64 // name -> subscription order
+	seq  uint64
+	n    int       // subscriptions of all kinds, for the connection goroutine
+	q    *outQueue // nil until the client first subscribes
+}
+
+func (p *psState) count() int { return p.n }
+
+func (s *Server) setOutputLimit(cfg *config.Config) {
+	l := cfg.OutputLimits("pubsub")
+	s.ps.limit.Store(&l)
+}
+
+// ensureQueue switches c to queued output. It runs on c's connection goroutine: what redcon
+// buffered for earlier commands is flushed first.
+func (s *Server) ensureQueue(c *client) *outQueue {
+	if c.ps.q != nil {
+		return c.ps.q
+	}
+	if bw := redcon.BaseWriter(c.conn); bw != nil {
+		bw.Flush()
+	}
+	q := &outQueue{nc: c.conn.NetConn(), holdAt: -1}
+	q.cond = sync.NewCond(&q.mu)
+	q.proto.Store(int32(c.Proto))
+	c.ps.q = q
+	go q.run()
+	return q
+}
+
+// Subscribe implements SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE.
+func (s *Server) Subscribe(ctx *commands.Ctx, kind commands.SubKind, names [][]byte) {
+	c := clientOf(ctx)
+	if c == nil {
+		ctx.W.Error("ERR subscriptions are not allowed here")
+		return
+	}
+	q := s.ensureQueue(c)
+	q.hold()
+	word := commands.SubNames[kind].Sub
+	s.ps.mu.Lock()
+	for _, name := range names {
+		mine := c.ps.subs[kind]
+		if mine == nil {
+			mine = map[string]uint64{}
+			c.ps.subs[kind] = mine
+		}
+		if _, ok := mine[string(name)]; !ok {
+			c.ps.seq++
+			mine[string(name)] = c.ps.seq
+			all := s.ps.subs[kind]
+			if all == nil {
+				all = map[string]map[*client]struct{}{}
+				s.ps.subs[kind] = all
+			}
+			set := all[string(name)]
+			if set == nil {
+				set = map[*client]struct{}{}
+				all[string(name)] = set
+			}
+			set[c] = struct{}{}
+			c.ps.n++
+		}
+		commands.WriteSubReply(ctx.W, word, name, c.ps.kindCount(kind))
+	}
+	s.ps.mu.Unlock()
+}
+
+// kindCount is the count a confirmation reports: channels and patterns together, or shard
+// channels.
+func (p *psState) kindCount(kind commands.SubKind) int {
+	if kind == commands.SubShard {
+		return len(p.subs[commands.SubShard])
+	}
+	return len(p.subs[commands.SubChannel]) + len(p.subs[commands.SubPattern])
+}
+
+// Unsubscribe implements UNSUBSCRIBE, PUNSUBSCRIBE and SUNSUBSCRIBE.
+func (s *Server) Unsubscribe(ctx *commands.Ctx, kind commands.SubKind, names [][]byte) {
+	c := clientOf(ctx)
+	if c == nil {
+		ctx.W.Error("ERR subscriptions are not allowed here")
+		return
+	}
+	word := commands.SubNames[kind].Unsub
+	s.ps.mu.Lock()
+	defer s.ps.mu.Unlock()
+	if len(names) == 0 {
+		names = c.ps.names(kind)
+		if len(names) == 0 {
+			commands.WriteSubReply(ctx.W, word, nil, c.ps.kindCount(kind))
+			return
+		}
+	}
+	for _, name := range names {
+		s.unsubscribeLocked(c, kind, name)
+		commands.WriteSubReply(ctx.W, word, name, c.ps.kindCount(kind))
+	}
+}
+
+// names returns c's subscriptions of kind in the order they were made.
+func (p *psState) names(kind commands.SubKind) [][]byte {
+	m := p.subs[kind]
+	list := make([]string, 0, len(m))
+	for n := range m {
+		list = append(list, n)
+	}
+	sort.Slice(list, func(i, j int) bool { return m[list[i]] < m[list[j]] })
+	out := make([][]byte, len(list))
+	for i, n := range list {
+		out[i] = []byte(n)
+	}
+	return out
+}
+
+// unsubscribeLocked removes one subscription; s.ps.mu is held.
+func (s *Server) unsubscribeLocked(c *client, kind commands.SubKind, name []byte) {
+	mine := c.ps.subs[kind]
+	if _, ok := mine[string(name)]; !ok {
+		return
+	}
+	delete(mine, string(name))
+	c.ps.n--
+	all := s.ps.subs[kind]
+	if set := all[string(name)]; set != nil {
+		delete(set, c)
+		if len(set) == 0 {
+			delete(all, string(name))
+		}
+	}
+}
+
+// unsubscribeAll drops every subscription of c without replies (RESET, disconnect).
+func (s *Server) unsubscribeAll(c *client) {
+	if c.ps.n == 0 {
+		return
+	}
+	s.ps.mu.Lock()
+	for kind := range c.ps.subs {
+		for name := range c.ps.subs[kind] {
+			s.unsubscribeLocked(c, commands.SubKind(kind), []byte(name))
+		}
+	}
+	s.ps.mu.Unlock()
+}
+
+// Publish implements PUBLISH and SPUBLISH: it queues the message for every subscriber of the
+// channel and, for PUBLISH, every subscriber of a matching pattern, and returns the number of
+// deliveries.
+func (s *Server) Publish(channel, message []byte, shard bool) int64 {
+	kind := commands.SubChannel
+	if shard {
+		kind = commands.SubShard
+	}
+	limit := *s.ps.limit.Load()
+	var n int64
+	var enc [2][]byte // the message in RESP2 and RESP3
+	var cut []*client
+	deliver := func(c *client, kind commands.SubKind, pattern []byte, enc *[2][]byte) {
+		n++
+		p := 0
+		if c.ps.q.proto.Load() == 3 {
+			p = 1
+		}
+		if enc[p] == nil {
+			enc[p] = commands.AppendMessage(nil, p+2, commands.SubNames[kind].Message, pattern, channel, message)
+		}
+		if !c.ps.q.push(enc[p], limit) {
+			cut = append(cut, c)
+		}
+	}
+	s.ps.mu.RLock()
+	for c := range s.ps.subs[kind][string(channel)] {
+		deliver(c, kind, nil, &enc)
+	}
+	if !shard {
+		for pattern, set := range s.ps.subs[commands.SubPattern] {
+			if !commands.GlobMatch([]byte(pattern), channel, false) {
+				continue
+			}
+			var penc [2][]byte
+			for c := range set {
+				deliver(c, commands.SubPattern, []byte(pattern), &penc)
+			}
+		}
+	}
+	s.ps.mu.RUnlock()
+	for _, c := range cut {
+		s.cutOff(c)
+	}
+	return n
+}
+
+// cutOff closes a subscriber that passed its output limit.
+func (s *Server) cutOff(c *client) {
+	if c.x.killed.CompareAndSwap(false, true) {
+		s.log.Warn("client closed for overcoming of output buffer limits", "id", c.ID, "addr", c.Addr,
+			"class", "pubsub")
+		c.conn.NetConn().Close()
+	}
+}
+
+// Channels implements PUBSUB CHANNELS and SHARDCHANNELS.
+func (s *Server) Channels(pattern []byte, shard bool) [][]byte {
+	kind := commands.SubChannel
+	if shard {
+		kind = commands.SubShard
+	}
+	s.ps.mu.RLock()
+	var out [][]byte
+	for name := range s.ps.subs[kind] {
+		if pattern == nil || commands.GlobMatch(pattern, []byte(name), false) {
+			out = append(out, []byte(name))
+		}
+	}
+	s.ps.mu.RUnlock()
+	slices.SortFunc(out, bytes.Compare)
+	return out
+}
+
+// NumSub implements PUBSUB NUMSUB and SHARDNUMSUB for one channel.
+func (s *Server) NumSub(channel []byte, shard bool) int64 {
+	kind := commands.SubChannel
+	if shard {
+		kind = commands.SubShard
+	}
+	s.ps.mu.RLock()
+	defer s.ps.mu.RUnlock()
+	return int64(len(s.ps.subs[kind][string(channel)]))
+}
+
+// NumPat implements PUBSUB NUMPAT: the number of distinct patterns.
+func (s *Server) NumPat() int64 {
+	s.ps.mu.RLock()
+	defer s.ps.mu.RUnlock()
+	return int64(len(s.ps.subs[commands.SubPattern]))
+}
+
+// Reset implements RESET: it leaves MULTI, forgets watched keys and subscriptions, and returns
+// the connection to database 0, RESP2, no name, replies on and the default user (which needs
+// AUTH again when requirepass is set), as Redis 7.0's clearClientConnectionState does.
+func (s *Server) Reset(ctx *commands.Ctx) {
+	if c := clientOf(ctx); c != nil {
+		c.tx.endMulti()
+		s.unwatchAll(c)
+		s.unsubscribeAll(c)
+	}
+	cl := ctx.Client
+	cl.DB, cl.Proto, cl.Name = 0, 2, ""
+	cl.ReplyOff, cl.SkipNext, cl.NoTouch = false, false, false
+	cl.User = "default"
+	cl.Authed = s.Config().RequirePass == ""
+	ctx.W.Proto = 2
+	ctx.W.Status("RESET")
+}
+
+// queueReply puts the reply of c's command, in c.w, into c's outbound queue, ahead of the
+// messages that arrived since the command subscribed.
+func (s *Server) queueReply(c *client) {
+	q := c.ps.q
+	q.proto.Store(int32(c.Proto))
+	q.reply(c.w.Bytes())
+	c.w.Reset()
+}
+
+// drainOutput waits (up to a second) until c's queued output is written, before QUIT closes
+// the connection.
+func (s *Server) drainOutput(c *client) {
+	if q := c.ps.q; q != nil {
+		q.drain(time.Second)
+	}
+}
+
+// dropPubSub forgets a closing client's subscriptions and stops its writer.
+func (s *Server) dropPubSub(c *client) {
+	s.unsubscribeAll(c)
+	if q := c.ps.q; q != nil {
+		q.close()
+	}
+}
+
+// publishEvents publishes keyspace events (__keyspace@<db>__:<key> with the event name,
+// __keyevent@<db>__:<event> with the key) in the classes notify-keyspace-events enables.
+func (s *Server) publishEvents(events []commands.Event) {
+	f := s.ke.Classes()
+	if f&(config.NotifyKeyspace|config.NotifyKeyevent) == 0 {
+		return
+	}
+	var ch []byte
+	for _, ev := range events {
+		if f&ev.Class == 0 {
+			continue
+		}
+		if f&config.NotifyKeyspace != 0 {
+			ch = append(ch[:0], "__keyspace@"...)
+			ch = strconv.AppendInt(ch, int64(ev.DB), 10)
+			ch = append(ch, "__:"...)
+			ch = append(ch, ev.Key...)
+			s.Publish(ch, []byte(ev.Name), false)
+		}
+		if f&config.NotifyKeyevent != 0 {
+			ch = append(ch[:0], "__keyevent@"...)
+			ch = strconv.AppendInt(ch, int64(ev.DB), 10)
+			ch = append(ch, "__:"...)
+			ch = append(ch, ev.Name...)
+			s.Publish(ch, ev.Key, false)
+		}
+	}
+}
+
+// outQueue is a subscriber's pending output, written to its socket by its own goroutine.
+type outQueue struct {
+	mu        sync.Mutex
+	cond      *sync.Cond
+	nc        net.Conn
+	buf       []byte // not yet handed to the writer
+	spare     []byte
+	inflight  int  // bytes the writer is writing now
+	holdAt    int  // >= 0: the current command's reply goes here; the writer waits
+	closed    bool // connection gone or cut off: nothing more is written
+	softSince time.Time
+	proto     atomic.Int32
+}
+
+// run writes the queue to the socket until the queue is closed or a write fails.
+func (q *outQueue) run() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		for !q.closed && (len(q.buf) == 0 || q.holdAt >= 0) {
+			q.cond.Wait()
+		}
+		if q.closed {
+			return
+		}
+		out := q.buf
+		q.buf, q.spare = q.spare[:0], nil
+		q.inflight = len(out)
+		q.mu.Unlock()
+		_, err := q.nc.Write(out)
+		q.mu.Lock()
+		q.inflight = 0
+		if cap(out) <= 64<<10 {
+			q.spare = out[:0]
+		}
+		if err != nil {
+			q.closed, q.buf = true, nil
+		}
+		q.cond.Broadcast() // drain waits for an empty queue
+	}
+}
+
+// push queues a message and reports false when that takes the subscriber past limit, in which
+// case the queue is dropped and closed.
+func (q *outQueue) push(p []byte, limit config.OutputLimit) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return true
+	}
+	q.buf = append(q.buf, p...)
+	pending := int64(len(q.buf) + q.inflight)
+	over := limit.Hard > 0 && pending >= limit.Hard
+	if !over && limit.Soft > 0 && pending >= limit.Soft {
+		now := time.Now()
+		if q.softSince.IsZero() {
+			q.softSince = now
+		} else if now.Sub(q.softSince) > time.Duration(limit.SoftSeconds)*time.Second {
+			over = true
+		}
+	} else if !over {
+		q.softSince = time.Time{}
+	}
+	if over {
+		q.closed, q.buf = true, nil
+		q.cond.Broadcast()
+		return false
+	}
+	if q.holdAt < 0 {
+		q.cond.Signal()
+	}
+	return true
+}
+
+// hold keeps the writer from writing until the current command's reply is queued.
+func (q *outQueue) hold() {
+	q.mu.Lock()
+	if q.holdAt < 0 {
+		q.holdAt = len(q.buf)
+	}
+	q.mu.Unlock()
+}
+
+// reply queues the reply of the client's command, where hold left room for it.
+func (q *outQueue) reply(p []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		q.holdAt = -1
+		return
+	}
+	if q.holdAt >= 0 {
+		q.buf = slices.Insert(q.buf, q.holdAt, p...)
+		q.holdAt = -1
+	} else {
+		q.buf = append(q.buf, p...)
+	}
+	q.cond.Signal()
+}
+
+// drain waits until everything queued is written, the queue is closed, or d passes.
+func (q *outQueue) drain(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		q.mu.Lock()
+		empty := q.closed || len(q.buf) == 0 && q.inflight == 0
+		q.mu.Unlock()
+		if empty {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// close stops the writer and drops what is pending.
+func (q *outQueue) close() {
+	q.mu.Lock()
+	q.closed, q.buf = true, nil
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
