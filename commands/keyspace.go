@@ -17,25 +17,15 @@ func init() {
 	)
 }
 
-func cmdDel(c *Ctx) {
-	var n int64
-	for _, k := range c.Args[1:] {
-		ok, err := c.Txn.Delete(k)
-		if err != nil {
-			c.Fail(err)
-			return
-		}
-		if ok {
-			n++
-		}
-	}
-	c.W.Int(n)
-}
+func cmdDel(c *Ctx) { countKeys(c, c.Txn.Delete) }
 
-func cmdExists(c *Ctx) {
+func cmdExists(c *Ctx) { countKeys(c, c.Txn.Exists) }
+
+// countKeys applies op to every key argument and replies with how many it reported true for.
+func countKeys(c *Ctx, op func(key []byte) (bool, error)) {
 	var n int64
 	for _, k := range c.Args[1:] {
-		ok, err := c.Txn.Exists(k)
+		ok, err := op(k)
 		if err != nil {
 			c.Fail(err)
 			return

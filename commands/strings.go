@@ -79,6 +79,18 @@ type expireOpt struct {
 // accepts reports whether option opt may follow the expiry options already parsed.
 func (e *expireOpt) accepts(opt string) bool { return e.unit == "" || e.unit == opt }
 
+// parseUnit handles EX, PX, EXAT or PXAT with its value at argument *i. It reports whether opt
+// was one of them (advancing *i past the value), and ok false after replying with an error.
+func (e *expireOpt) parseUnit(c *Ctx, opt string, i *int) (matched, ok bool) {
+	if opt != "ex" && opt != "px" && opt != "exat" && opt != "pxat" || !e.accepts(opt) || *i+1 >= len(c.Args) {
+		return false, true
+	}
+	e.unit = opt
+	*i++
+	e.at, ok = parseExpireArg(c, opt, c.Args[*i])
+	return true, ok
+}
+
 // parseExpireArg parses the value after EX, PX, EXAT or PXAT into unix ms, replying with
 // Redis's errors on bad input.
 func parseExpireArg(c *Ctx, unit string, arg []byte) (int64, bool) {
@@ -111,6 +123,12 @@ func cmdSet(c *Ctx) {
 	var exp expireOpt
 	for i := 3; i < len(c.Args); i++ {
 		opt := strings.ToLower(c.Arg(i))
+		if matched, ok := exp.parseUnit(c, opt, &i); matched {
+			if !ok {
+				return
+			}
+			continue
+		}
 		switch {
 		case opt == "nx" && !xx:
 			nx = true
@@ -120,14 +138,6 @@ func cmdSet(c *Ctx) {
 			get = true
 		case opt == "keepttl" && exp.accepts(opt):
 			exp.keepTTL, exp.unit = true, opt
-		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && exp.accepts(opt) && i+1 < len(c.Args):
-			exp.unit = opt
-			i++
-			at, ok := parseExpireArg(c, opt, c.Args[i])
-			if !ok {
-				return
-			}
-			exp.at = at
 		default:
 			c.W.Error(ErrSyntax)
 			return
@@ -255,17 +265,15 @@ func cmdGetEx(c *Ctx) {
 	var exp expireOpt
 	for i := 2; i < len(c.Args); i++ {
 		opt := strings.ToLower(c.Arg(i))
-		switch {
-		case opt == "persist" && exp.accepts(opt):
-			exp.persist, exp.unit = true, opt
-		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && exp.accepts(opt) && i+1 < len(c.Args):
-			exp.unit = opt
-			i++
-			at, ok := parseExpireArg(c, opt, c.Args[i])
+		if matched, ok := exp.parseUnit(c, opt, &i); matched {
 			if !ok {
 				return
 			}
-			exp.at = at
+			continue
+		}
+		switch {
+		case opt == "persist" && exp.accepts(opt):
+			exp.persist, exp.unit = true, opt
 		default:
 			c.W.Error(ErrSyntax)
 			return

@@ -127,23 +127,42 @@ func (c *metaCache) size() int64 {
 
 // applyBatch updates the entries of every metadata record in a committed batch's records.
 func (c *metaCache) applyBatch(data []byte) {
+	walkBatch(data, func(put bool, key, val []byte) {
+		if key[0] == tagMeta {
+			c.set(key, val, put)
+		}
+	})
+}
+
+// applyFailed drops the entries of the metadata records in a batch whose write failed, since
+// LevelDB may or may not have applied it.
+func (c *metaCache) applyFailed(data []byte) {
+	walkBatch(data, func(_ bool, key, _ []byte) {
+		if key[0] == tagMeta {
+			c.drop(key)
+		}
+	})
+}
+
+// walkBatch calls fn for each record of a goleveldb batch's data (Batch.Dump): a type byte
+// (1 put, 0 delete), the key length as a uvarint, the key, and for puts the value length and
+// value. Keys are never empty in Strata's batches.
+func walkBatch(data []byte, fn func(put bool, key, val []byte)) {
 	for o := 0; o < len(data); {
-		kind := data[o]
+		put := data[o] != 0
 		o++
 		kl, n := binary.Uvarint(data[o:])
 		o += n
 		key := data[o : o+int(kl)]
 		o += int(kl)
 		var val []byte
-		if kind != 0 {
+		if put {
 			vl, n := binary.Uvarint(data[o:])
 			o += n
 			val = data[o : o+int(vl)]
 			o += int(vl)
 		}
-		if len(key) > 0 && key[0] == tagMeta {
-			c.set(key, val, kind != 0)
-		}
+		fn(put, key, val)
 	}
 }
 
@@ -153,24 +172,4 @@ func (s *Store) CacheStats() (bytes, hits, misses int64) {
 		return 0, 0, 0
 	}
 	return s.cache.size(), s.cache.hits.Load(), s.cache.misses.Load()
-}
-
-// applyFailed drops the entries of the metadata records in a batch whose write failed, since
-// LevelDB may or may not have applied it.
-func (c *metaCache) applyFailed(data []byte) {
-	for o := 0; o < len(data); {
-		kind := data[o]
-		o++
-		kl, n := binary.Uvarint(data[o:])
-		o += n
-		key := data[o : o+int(kl)]
-		o += int(kl)
-		if kind != 0 {
-			vl, n := binary.Uvarint(data[o:])
-			o += n + int(vl)
-		}
-		if len(key) > 0 && key[0] == tagMeta {
-			c.drop(key)
-		}
-	}
 }

@@ -246,25 +246,16 @@ func (t *Txn) syncOverlay() {
 		return
 	}
 	m := t.overlay()
-	for o := t.overOff; o < len(data); {
-		kind := data[o]
-		o++
-		kl, n := binary.Uvarint(data[o:])
-		o += n
-		key := data[o : o+int(kl)]
-		o += int(kl)
-		if kind == 0 {
+	walkBatch(data[t.overOff:], func(put bool, key, val []byte) {
+		if !put {
 			m[string(key)] = delMark
-			continue
+			return
 		}
-		vl, n := binary.Uvarint(data[o:])
-		o += n
-		e := make([]byte, 1+vl)
+		e := make([]byte, 1+len(val))
 		e[0] = opPut
-		copy(e[1:], data[o:o+int(vl)])
-		o += int(vl)
+		copy(e[1:], val)
 		m[string(key)] = e
-	}
+	})
 	t.overOff = len(data)
 }
 
