@@ -239,7 +239,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
-		commands.Dispatch(ctx, s.Config().RequirePass != "")
+		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
 	}
 	if ctx.Cmd != nil {

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
+	lerrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
+	lstorage "github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -68,6 +72,7 @@ type Store struct {
 	backup    backupState
 	compact   compactState
 	vlog      *valueLog
+	disk      diskState // the end of this file: crash recovery, full disk and I/O errors
 	cache     *metaCache
 	openedAt  time.Time
 	closeOnce sync.Once
@@ -130,20 +135,23 @@ func Open(o Options) (*Store, error) {
 	if o.BloomBits > 0 {
 		lo.Filter = filter.NewBloomFilter(o.BloomBits)
 	}
-	db, err := leveldb.OpenFile(o.Dir, lo)
+	db, stor, err := openLevelDB(o.Dir, lo, o.Logger) // below: repairs a crash-damaged journal
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
 	s := &Store{db: db, opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Fsync == "always"},
 		keys: map[uint32]int64{}, expires: map[uint32]int64{},
 		gcWake: make(chan struct{}, 1), stop: make(chan struct{}), openedAt: time.Now()}
+	s.disk.stor = stor
 	s.cache = newMetaCache(o.KeyCache)
 	if err := s.load(); err != nil {
 		db.Close()
+		stor.Close()
 		return nil, err
 	}
 	if s.vlog, err = openValueLog(s); err != nil {
 		db.Close()
+		stor.Close()
 		return nil, err
 	}
 	if !o.DisableBackgrnd {
@@ -156,6 +164,8 @@ func Open(o Options) (*Store, error) {
 		go s.syncLoop()
 	}
 	s.vlog.start()
+	s.wg.Add(1)
+	go s.diskLoop()
 	return s, nil
 }
 
@@ -230,6 +240,7 @@ func (s *Store) newID() (uint64, error) {
 	if s.nextID >= s.idHigh {
 		high := s.nextID + idBlock
 		if err := s.db.Put(sysIDHigh, binary.BigEndian.AppendUint64(nil, high), &opt.WriteOptions{Sync: true}); err != nil {
+			s.noteWriteError(err)
 			return 0, err
 		}
 		s.idHigh = high
@@ -276,6 +287,7 @@ func (s *Store) Close() error {
 		s.wg.Wait()
 		verr := s.vlog.close()
 		err = s.db.Close()
+		s.disk.stor.Close() // opened by openLevelDB; LevelDB does not close a storage it was given
 		if err == nil && verr == nil {
 			err = s.vlog.markClean() // the next open trusts the files as they are
 		} else if err == nil {
@@ -309,6 +321,7 @@ func (s *Store) syncLoop() {
 			s.vlog.sync() // values first: a pointer must not reach the disk before its value
 			if err := s.db.Put(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
 				s.log.Warn("journal sync", "err", err)
+				s.noteWriteError(err)
 			}
 		}
 	}
@@ -328,3 +341,229 @@ func (s *Store) SetOnExpire(fn func(db int, key []byte)) {
 // Writes returns the number of puts and deletes staged in t so far, so that a caller can tell
 // whether a command changed anything (a SET NX that found the key wrote nothing).
 func (t *Txn) Writes() int { return t.batch.Len() }
+
+// # Crash recovery, full disk and I/O errors
+//
+// Opening. LevelDB replays its journal leniently (Strata keeps goleveldb's default strictness:
+// a torn or corrupt record, as a crash leaves at the tail of the last journal, is skipped rather
+// than fatal), and a database that LevelDB reports corrupt is rebuilt from its readable tables by
+// leveldb.Recover. LevelDB tells its storage's Log what it dropped; openLevelDB's storage passes
+// those lines on as warnings, so the server log says what recovery cost.
+//
+// Writing. goleveldb keeps the error of a failed journal or manifest append for good (the writer
+// is only reset when its file is rotated), so a single ENOSPC in the middle of an append would
+// leave the database unwritable until a restart. Journal and manifest files are therefore
+// preallocated when LevelDB creates them (fallocate with KEEP_SIZE: the space is reserved, the
+// file size and so what recovery reads are unchanged), with room for the largest journal the
+// write buffer allows. On a full disk the failures move to where goleveldb treats them as
+// transient: creating (and preallocating) the next journal fails, and compactions fail and are
+// retried. A failed commit records the error (WriteError; the server refuses write commands with
+// a MISCONF error while it is set) and reads go on. Once a second, diskLoop probes the write
+// path: a synced journal write, then a memtable flush, which rotates the journal and writes a
+// table. When both succeed the error is cleared and writes resume, without a restart. A journal
+// writer stuck on an earlier failure (a file system without fallocate) is unstuck by the same
+// rotation.
+
+const (
+	manifestMaxSize  = 2 << 20 // LevelDB starts a new manifest past this size (its default is 64 MiB)
+	manifestPrealloc = manifestMaxSize + 512<<10
+	preallocChunk    = 1 << 20 // a preallocated file nearing its reserved size is extended by this
+	preallocMargin   = 256 << 10
+	diskProbeEvery   = time.Second
+	fallocKeepSize   = 0x01 // FALLOC_FL_KEEP_SIZE
+)
+
+var (
+	sysProbe    = []byte("!probe")
+	sysProbeEnd = []byte("!probe\x00")
+)
+
+// diskState is the Store's view of its disk.
+type diskState struct {
+	stor *recoveringStorage
+	err  atomic.Pointer[error] // why writes fail; nil while they work
+}
+
+// openLevelDB opens or creates the LevelDB database in dir, repairing crash damage as LevelDB
+// allows. The caller closes the returned storage after the database.
+func openLevelDB(dir string, lo *opt.Options, log *slog.Logger) (*leveldb.DB, *recoveringStorage, error) {
+	fs, err := lstorage.OpenFile(dir, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	wb := int64(lo.GetWriteBuffer())
+	// A journal holds about as many bytes as the memtable; small batches cost it more per
+	// record than the memtable (headers), hence the half again.
+	stor := &recoveringStorage{Storage: fs, log: log, journalSize: wb + wb/2 + preallocChunk}
+	lo.MaxManifestFileSize = manifestMaxSize
+	db, err := leveldb.Open(stor, lo)
+	if lerrors.IsCorrupted(err) {
+		log.Warn("leveldb: the database is corrupt; rebuilding it from its readable tables", "dir", dir, "err", err)
+		db, err = leveldb.Recover(stor, lo)
+		if err == nil {
+			log.Warn("leveldb: database rebuilt; records in unreadable table blocks are lost", "dir", dir)
+		}
+	}
+	if err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	if n := stor.dropped.Load(); n > 0 {
+		log.Warn("leveldb: opened after dropping damaged records (see the warnings above)", "dir", dir, "drops", n)
+	}
+	return db, stor, nil
+}
+
+// recoveringStorage is LevelDB's file storage with two additions: the Log lines about damaged
+// data go to the server log as warnings, and journal and manifest files are preallocated.
+type recoveringStorage struct {
+	lstorage.Storage
+	log         *slog.Logger
+	journalSize int64
+	dropped     atomic.Int64
+	lastErrLog  atomic.Int64 // unix nanoseconds of the last LevelDB error passed on
+	noPrealloc  atomic.Bool
+}
+
+func (r *recoveringStorage) Log(str string) {
+	r.Storage.Log(str)
+	switch {
+	case strings.Contains(str, "@drop"), strings.Contains(str, "(skipped)"),
+		strings.Contains(str, "corrupt"), strings.HasPrefix(str, "table@recovery"):
+		r.dropped.Add(1)
+		r.log.Warn("leveldb recovery: "+str, "dropped", true)
+	case strings.Contains(str, " error "):
+		// Failing compactions are retried with a backoff; one line per 10 s is enough.
+		now := time.Now().UnixNano()
+		if last := r.lastErrLog.Load(); now-last > int64(10*time.Second) && r.lastErrLog.CompareAndSwap(last, now) {
+			r.log.Warn("leveldb: " + str)
+		}
+	}
+}
+
+func (r *recoveringStorage) Create(fd lstorage.FileDesc) (lstorage.Writer, error) {
+	w, err := r.Storage.Create(fd)
+	if err != nil || r.noPrealloc.Load() {
+		return w, err
+	}
+	size := int64(0)
+	switch fd.Type {
+	case lstorage.TypeJournal:
+		size = r.journalSize
+	case lstorage.TypeManifest:
+		size = manifestPrealloc
+	default:
+		return w, nil
+	}
+	sc, ok := w.(syscall.Conn)
+	if !ok {
+		return w, nil
+	}
+	pw := &preallocWriter{Writer: w, sc: sc, r: r}
+	if err := pw.fallocate(0, size); err != nil {
+		if errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS) {
+			r.noPrealloc.Store(true)
+			r.log.Warn("leveldb: this file system cannot preallocate; a full disk may leave the database unwritable until a restart", "err", err)
+			return w, nil
+		}
+		// No room for the file: LevelDB treats a failed creation as a transient error.
+		w.Close()
+		r.Storage.Remove(fd)
+		return nil, fmt.Errorf("preallocate %s: %w", fd, err)
+	}
+	pw.alloc = size
+	return pw, nil
+}
+
+// preallocWriter counts what is written to a preallocated file and reserves more space before
+// the writes reach the end of the reservation.
+type preallocWriter struct {
+	lstorage.Writer
+	sc             syscall.Conn
+	r              *recoveringStorage
+	written, alloc int64
+}
+
+func (w *preallocWriter) fallocate(off, n int64) error {
+	raw, err := w.sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := raw.Control(func(fd uintptr) {
+		for {
+			ferr = syscall.Fallocate(int(fd), fallocKeepSize, off, n)
+			if ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func (w *preallocWriter) Write(p []byte) (int, error) {
+	if w.written+int64(len(p)) > w.alloc-preallocMargin {
+		// Best effort: on a full disk the margin still takes the writes in flight.
+		if w.fallocate(w.alloc, preallocChunk) == nil {
+			w.alloc += preallocChunk
+		}
+	}
+	n, err := w.Writer.Write(p)
+	w.written += int64(n)
+	return n, err
+}
+
+// WriteError returns why writes fail, or nil while they work. It is set by a failed commit and
+// cleared by diskLoop once a probe write succeeds.
+func (s *Store) WriteError() error {
+	if p := s.disk.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// noteWriteError records a failed write.
+func (s *Store) noteWriteError(err error) {
+	if err == nil || errors.Is(err, leveldb.ErrClosed) {
+		return
+	}
+	if s.disk.err.Swap(&err) == nil {
+		s.log.Error("writes fail; write commands are refused until a probe write succeeds", "err", err)
+	}
+}
+
+// diskLoop probes the write path while writes fail, and clears the error once they work.
+func (s *Store) diskLoop() {
+	defer s.wg.Done()
+	for s.sleep(diskProbeEvery) {
+		if s.disk.err.Load() == nil {
+			continue
+		}
+		if err := s.probeDisk(); err != nil {
+			s.disk.err.Store(&err)
+			continue
+		}
+		s.disk.err.Store(nil)
+		s.log.Warn("writes work again")
+	}
+}
+
+// probeDisk writes a synced journal record and flushes the memtable, which starts a new journal
+// and writes a table: the steps that fail on a full disk.
+func (s *Store) probeDisk() error {
+	flush := util.Range{Start: sysProbe, Limit: sysProbeEnd}
+	err := s.db.Delete(sysProbe, &opt.WriteOptions{Sync: true})
+	if err != nil {
+		// A journal writer stuck on an earlier error: flushing the system records, which most
+		// commits write and so are in the memtable, rotates the journal.
+		if s.db.CompactRange(*util.BytesPrefix([]byte{tagSystem})) != nil {
+			return err
+		}
+		if err = s.db.Delete(sysProbe, &opt.WriteOptions{Sync: true}); err != nil {
+			return err
+		}
+	}
+	return s.db.CompactRange(flush)
+}

@@ -141,8 +141,11 @@ func (t *Txn) Commit() error {
 		if s.cache != nil {
 			s.cache.applyBatch(t.batch.Dump())
 		}
-	} else if s.cache != nil {
-		s.cache.applyFailed(t.batch.Dump())
+	} else {
+		s.noteWriteError(err) // store.go: a full disk or I/O error; the server refuses writes until it clears
+		if s.cache != nil {
+			s.cache.applyFailed(t.batch.Dump())
+		}
 	}
 	if err == nil && t.garbage {
 		s.wakeCollector()
