@@ -26,7 +26,7 @@ type txStep struct {
 
 func c0(args ...string) txStep { return txStep{who: 0, args: args} }
 func c1(args ...string) txStep { return txStep{who: 1, args: args} }
-func txSleep(ms int) txStep   { return txStep{sleep: time.Duration(ms) * time.Millisecond} }
+func txSleep(ms int) txStep    { return txStep{sleep: time.Duration(ms) * time.Millisecond} }
 
 // txRun runs a scenario on fresh connections to inst and returns one rendered line per
 // command.
