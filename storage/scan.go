@@ -81,6 +81,12 @@ func (t *Txn) ScanData(id uint64, base, prefix, from []byte) *Iter {
 func (t *Txn) RandomKey() ([]byte, error) {
 	p := metaPrefix(t.phys)
 	end := prefixEnd(p)
+	t.s.counterMu.Lock()
+	n := t.s.keys[t.phys]
+	t.s.counterMu.Unlock()
+	if n <= uniformRandomKeys {
+		return t.randomKeyUniform(p, end)
+	}
 	it := t.Iterate(p, end, false)
 	if !it.Next() {
 		return nil, it.Close()
@@ -112,6 +118,32 @@ func (t *Txn) RandomKey() ([]byte, error) {
 		}
 	}
 	return nil, nil
+}
+
+// uniformRandomKeys is the database size up to which RANDOMKEY walks every key and picks one
+// uniformly (reservoir sampling); above it, a random seek is cheaper and the bias of seeking
+// into gaps of the key space is spread over many keys.
+const uniformRandomKeys = 1000
+
+func (t *Txn) randomKeyUniform(p, end []byte) ([]byte, error) {
+	it := t.Iterate(p, end, false)
+	var pick []byte
+	live := 0
+	for it.Next() {
+		var m Meta
+		if err := decodeMeta(it.Value(), &m); err != nil {
+			it.Close()
+			return nil, err
+		}
+		if m.Expire != 0 && m.Expire <= t.now {
+			continue
+		}
+		live++
+		if rand.IntN(live) == 0 {
+			pick = append(pick[:0], it.Key()[len(p):]...)
+		}
+	}
+	return pick, it.Close()
 }
 
 // randomBetween returns a random byte string s with a <= s <= b roughly uniform over the bytes
