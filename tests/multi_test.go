@@ -24,9 +24,9 @@ type txStep struct {
 	sleep time.Duration
 }
 
-func c0(args ...string) txStep { return txStep{who: 0, args: args} }
-func c1(args ...string) txStep { return txStep{who: 1, args: args} }
-func txSleep(ms int) txStep    { return txStep{sleep: time.Duration(ms) * time.Millisecond} }
+func txA(args ...string) txStep { return txStep{who: 0, args: args} }
+func txB(args ...string) txStep { return txStep{who: 1, args: args} }
+func txSleep(ms int) txStep     { return txStep{sleep: time.Duration(ms) * time.Millisecond} }
 
 // txRun runs a scenario on fresh connections to inst and returns one rendered line per
 // command.
@@ -52,74 +52,74 @@ func txRun(t *testing.T, inst *testutil.Instance, steps []txStep) []string {
 // outcome it is about (and may read the result afterwards).
 var txScenarios = map[string][]txStep{
 	"other client's SET breaks the watch": {
-		c0("SET", "k", "1"), c0("WATCH", "k"), c1("SET", "k", "2"),
-		c0("MULTI"), c0("SET", "k", "3"), c0("EXEC"), c0("GET", "k")},
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("SET", "k", "2"),
+		txA("MULTI"), txA("SET", "k", "3"), txA("EXEC"), txA("GET", "k")},
 	"other client's no-op writes do not": {
-		c0("SET", "k", "1"), c0("WATCH", "k", "h", "l", "z", "s"),
-		c1("SET", "k", "2", "NX"), c1("HDEL", "h", "f"), c1("LPOP", "l"), c1("ZREM", "z", "m"),
-		c1("SREM", "s", "m"), c1("DEL", "nokey"), c1("PERSIST", "k"), c1("EXPIRE", "missing", "10"),
-		c1("GET", "k"), c1("LRANGE", "l", "0", "-1"),
-		c0("MULTI"), c0("SET", "k", "3"), c0("EXEC"), c0("GET", "k")},
+		txA("SET", "k", "1"), txA("WATCH", "k", "h", "l", "z", "s"),
+		txB("SET", "k", "2", "NX"), txB("HDEL", "h", "f"), txB("LPOP", "l"), txB("ZREM", "z", "m"),
+		txB("SREM", "s", "m"), txB("DEL", "nokey"), txB("PERSIST", "k"), txB("EXPIRE", "missing", "10"),
+		txB("GET", "k"), txB("LRANGE", "l", "0", "-1"),
+		txA("MULTI"), txA("SET", "k", "3"), txA("EXEC"), txA("GET", "k")},
 	"other client's EXEC on the key breaks it": {
-		c0("WATCH", "k"), c1("MULTI"), c1("INCR", "k"), c1("EXEC"),
-		c0("MULTI"), c0("INCR", "k"), c0("EXEC"), c0("GET", "k")},
+		txA("WATCH", "k"), txB("MULTI"), txB("INCR", "k"), txB("EXEC"),
+		txA("MULTI"), txA("INCR", "k"), txA("EXEC"), txA("GET", "k")},
 	"other client's EXEC on other keys does not": {
-		c0("WATCH", "k"), c1("MULTI"), c1("INCR", "other"), c1("GET", "k"), c1("EXEC"),
-		c0("MULTI"), c0("INCR", "k"), c0("EXEC")},
+		txA("WATCH", "k"), txB("MULTI"), txB("INCR", "other"), txB("GET", "k"), txB("EXEC"),
+		txA("MULTI"), txA("INCR", "k"), txA("EXEC")},
 	"DEL of several keys touches the deleted ones": {
-		c0("SET", "a", "1"), c0("WATCH", "b"), c1("DEL", "a", "b"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("SET", "b", "1"), c0("WATCH", "b"), c1("DEL", "a", "b"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "a", "1"), txA("WATCH", "b"), txB("DEL", "a", "b"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("SET", "b", "1"), txA("WATCH", "b"), txB("DEL", "a", "b"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"FLUSHALL by another client": {
-		c0("SET", "k", "1"), c0("WATCH", "k"), c1("FLUSHALL"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "k"), c1("FLUSHALL"), c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("FLUSHALL"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "k"), txB("FLUSHALL"), txA("MULTI"), txA("PING"), txA("EXEC")},
 	"FLUSHDB of another database does not": {
-		c0("SET", "k", "1"), c0("WATCH", "k"), c1("SELECT", "3"), c1("SET", "k", "x"), c1("FLUSHDB"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("SELECT", "3"), txB("SET", "k", "x"), txB("FLUSHDB"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"SWAPDB by another client": {
-		c1("SELECT", "1"), c1("SET", "k", "1"), c0("WATCH", "k"), c1("SWAPDB", "0", "1"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "nothere"), c1("SWAPDB", "0", "1"), c0("MULTI"), c0("PING"), c0("EXEC")},
+		txB("SELECT", "1"), txB("SET", "k", "1"), txA("WATCH", "k"), txB("SWAPDB", "0", "1"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "nothere"), txB("SWAPDB", "0", "1"), txA("MULTI"), txA("PING"), txA("EXEC")},
 	"a write in another database does not": {
-		c0("WATCH", "k"), c1("SELECT", "2"), c1("SET", "k", "1"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("WATCH", "k"), txB("SELECT", "2"), txB("SET", "k", "1"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"a watch in another database is broken there": {
-		c0("SELECT", "2"), c0("WATCH", "k"), c1("SELECT", "2"), c1("SET", "k", "1"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SELECT", "2"), txA("WATCH", "k"), txB("SELECT", "2"), txB("SET", "k", "1"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"MOVE breaks watches in both databases": {
-		c0("SET", "k", "1"), c0("WATCH", "k"), c1("MOVE", "k", "5"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("SELECT", "5"), c0("DEL", "k"), c0("SELECT", "0"), c0("SET", "k", "2"),
-		c0("SELECT", "5"), c0("WATCH", "k"), c1("MOVE", "k", "5"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("MOVE", "k", "5"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("SELECT", "5"), txA("DEL", "k"), txA("SELECT", "0"), txA("SET", "k", "2"),
+		txA("SELECT", "5"), txA("WATCH", "k"), txB("MOVE", "k", "5"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"RENAME onto the watched key": {
-		c0("SET", "src", "1"), c0("WATCH", "dst"), c1("RENAME", "src", "dst"),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "src", "1"), txA("WATCH", "dst"), txB("RENAME", "src", "dst"),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"EXPIRE and PERSIST": {
-		c0("SET", "k", "1"), c0("WATCH", "k"), c1("EXPIRE", "k", "100"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "k"), c1("PERSIST", "k"), c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("EXPIRE", "k", "100"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "k"), txB("PERSIST", "k"), txA("MULTI"), txA("PING"), txA("EXEC")},
 	"collection writes": {
-		c0("WATCH", "h", "s", "z", "l"), c1("HSET", "h", "f", "v"),
-		c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "h", "s", "z", "l"), c1("SADD", "s", "m"), c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "h", "s", "z", "l"), c1("ZADD", "z", "1", "m"), c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "h", "s", "z", "l"), c1("ZADD", "z", "1", "m"), c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "h", "s", "z", "l"), c1("RPUSH", "l", "a"), c0("MULTI"), c0("PING"), c0("EXEC"),
-		c0("WATCH", "h", "s", "z", "l"), c1("LMOVE", "l", "l2", "LEFT", "LEFT"), c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("WATCH", "h", "s", "z", "l"), txB("HSET", "h", "f", "v"),
+		txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "h", "s", "z", "l"), txB("SADD", "s", "m"), txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "h", "s", "z", "l"), txB("ZADD", "z", "1", "m"), txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "h", "s", "z", "l"), txB("ZADD", "z", "1", "m"), txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "h", "s", "z", "l"), txB("RPUSH", "l", "a"), txA("MULTI"), txA("PING"), txA("EXEC"),
+		txA("WATCH", "h", "s", "z", "l"), txB("LMOVE", "l", "l2", "LEFT", "LEFT"), txA("MULTI"), txA("PING"), txA("EXEC")},
 	"the expiry cycle deletes the watched key": {
-		c0("SET", "k", "1", "PX", "50"), c0("WATCH", "k"), txSleep(400),
-		c1("EXISTS", "k"), c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1", "PX", "50"), txA("WATCH", "k"), txSleep(400),
+		txB("EXISTS", "k"), txA("MULTI"), txA("PING"), txA("EXEC")},
 	"a key already expired when watched": {
-		c0("SET", "k", "1", "PX", "20"), txSleep(60), c0("WATCH", "k"), txSleep(400),
-		c0("MULTI"), c0("PING"), c0("EXEC")},
+		txA("SET", "k", "1", "PX", "20"), txSleep(60), txA("WATCH", "k"), txSleep(400),
+		txA("MULTI"), txA("PING"), txA("EXEC")},
 	"UNWATCH and a second transaction": {
-		c0("WATCH", "k"), c1("SET", "k", "1"), c0("UNWATCH"),
-		c0("MULTI"), c0("GET", "k"), c0("EXEC"),
-		c0("WATCH", "k"), c0("MULTI"), c0("EXEC"), c1("SET", "k", "2"),
-		c0("MULTI"), c0("GET", "k"), c0("EXEC")},
+		txA("WATCH", "k"), txB("SET", "k", "1"), txA("UNWATCH"),
+		txA("MULTI"), txA("GET", "k"), txA("EXEC"),
+		txA("WATCH", "k"), txA("MULTI"), txA("EXEC"), txB("SET", "k", "2"),
+		txA("MULTI"), txA("GET", "k"), txA("EXEC")},
 }
 
 // TestWatchAcrossClients runs every scenario on Strata and redis-server and compares the
