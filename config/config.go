@@ -37,6 +37,7 @@ type Config struct {
 	ActiveExpireHz         int      // "hz", default 10, 1..500
 	KeyCacheSize           int64    // bytes of key metadata cached in memory, default 64mb; 0 disables
 	BackupDir              string   // where BGSAVE writes its copy, default "./backup"
+	CompactCron            string   // five-field cron schedule for a full compaction, default "" (off)
 	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
 	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
 	LargeValueThreshold    int64    // strings of at least this many bytes go to the value log, default 64kb; 0 never
@@ -92,6 +93,7 @@ func Default() *Config {
 		ActiveExpireHz:         10,
 		KeyCacheSize:           64 * mb,
 		BackupDir:              "./backup",
+		CompactCron:            "",
 		MetricsPprof:           "no",
 		BusyReplyThreshold:     5000,
 		LargeValueThreshold:    64 * kb,
@@ -200,6 +202,9 @@ var directives = []*directive{
 	{Directive: Directive{"backup-dir", "./backup", "directory BGSAVE writes its point-in-time copy to"},
 		kind: kindString, check: nonEmpty,
 		field: func(c *Config) any { return &c.BackupDir }},
+	{Directive: Directive{"compact-cron", "", "cron schedule (minute hour day month weekday) of a full compaction, e.g. \"0 4 * * *\"; empty disables it"},
+		kind: kindString, check: checkCronFields,
+		field: func(c *Config) any { return &c.CompactCron }},
 	{Directive: Directive{"metrics-pprof", "no", "serve /debug/pprof on the metrics listener: yes or no"},
 		kind: kindEnum, values: []string{"yes", "no"},
 		field: func(c *Config) any { return &c.MetricsPprof }},
@@ -666,4 +671,13 @@ func canonOutputLimits(cur, arg string) (string, error) {
 		fmt.Fprintf(&b, "%s %d %d %d", name, ls[i].Hard, ls[i].Soft, ls[i].SoftSeconds)
 	}
 	return b.String(), nil
+}
+
+// checkCronFields accepts an empty schedule or one of five whitespace-separated fields; the
+// server parses the fields themselves when it starts.
+func checkCronFields(v string) error {
+	if n := len(strings.Fields(v)); n != 0 && n != 5 {
+		return fmt.Errorf("%q is not a cron schedule of 5 fields (minute hour day month weekday)", v)
+	}
+	return nil
 }
