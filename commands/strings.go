@@ -10,8 +10,11 @@ import (
 	"github.com/strata-db/strata/storage"
 )
 
-// maxStringLen is Redis's default proto-max-bulk-len, the largest string SETRANGE and APPEND may build.
+// maxStringLen is Redis's default proto-max-bulk-len; bit offsets are bounded by it.
 const maxStringLen = 512 << 20
+
+// stringLimit is the largest string APPEND and SETRANGE may build: proto-max-bulk-len.
+func stringLimit(c *Ctx) int64 { return c.Env.Config().ProtoMaxBulkLen }
 
 func init() {
 	register(
@@ -368,7 +371,7 @@ func cmdAppend(c *Ctx) {
 	var v []byte
 	var at int64
 	if m != nil {
-		if m.StringLen()+len(c.Args[2]) > maxStringLen {
+		if int64(m.StringLen()+len(c.Args[2])) > stringLimit(c) {
 			c.W.Error(ErrStringTooLong)
 			return
 		}
@@ -575,7 +578,7 @@ func cmdSetRange(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if off+int64(len(val)) > maxStringLen {
+	if off+int64(len(val)) > stringLimit(c) {
 		c.W.Error(ErrStringTooLong)
 		return
 	}
