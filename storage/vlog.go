@@ -36,9 +36,9 @@ package storage
 // The value is written before the batch holding its pointer is committed. "always" fsyncs the
 // value log before that commit. "everysec" fsyncs it in the journal's once-a-second loop, just
 // before the journal sync; it also bounds the unsynced bytes (vlogSyncBudget): past half of it a
-// background flusher starts syncing, and an append that would exceed it waits for that flush,
-// which turns the kernel's bursty dirty-page throttling into steady back-pressure on large
-// writes. "no" leaves it to the OS. Sealed files are synced before '!vsealed' (the highest file
+// background flusher seals the active file and syncs it while appends go on in a new file, and
+// an append that would exceed the budget waits for that flush, which turns the kernel's bursty
+// dirty-page throttling into steady back-pressure on large writes. "no" leaves it to the OS. Sealed files are synced before '!vsealed' (the highest file
 // known complete on disk) moves past them. A clean close leaves a CLEAN marker; an open without
 // it checks every record of the files after '!vsealed', truncates a torn tail, and deletes the
 // keys whose pointers point past the valid data (LevelDB can make a pointer durable on its own,
@@ -200,6 +200,7 @@ type valueLog struct {
 
 	appendMu sync.Mutex // serializes appends
 	active   *vfile
+	rotate   bool          // the next append starts a new file (the flusher sealed the active one)
 	actNum   atomic.Uint32 // number of the active file; lower numbers are sealed
 
 	syncMu   sync.Mutex // one sync pass at a time
@@ -208,6 +209,7 @@ type valueLog struct {
 	appended int64
 	synced   int64
 	dirty    map[uint32]*vfile // files written since the last sync pass began; each holds a ref
+	dirDirty bool              // a file was created since the directory was last synced
 	syncErr  error
 	closing  bool
 	sealed   uint32 // persisted '!vsealed'
@@ -534,8 +536,8 @@ func (l *valueLog) acquire(num uint32) *vfile {
 	return f
 }
 
-// activeFor returns the file to append n bytes to, starting a new one when the active file is
-// full. appendMu is held.
+// activeFor returns the file to append to, starting a new one when the active file is full or
+// sealed. appendMu is held.
 func (l *valueLog) activeFor() (*vfile, error) {
 	if l.active == nil && l.maxNum > 0 {
 		// After an open, appends continue in the last file.
@@ -544,9 +546,10 @@ func (l *valueLog) activeFor() (*vfile, error) {
 			l.active = f
 		}
 	}
-	if f := l.active; f != nil && f.size.Load() < l.fileSize {
+	if f := l.active; f != nil && !l.rotate && f.size.Load() < l.fileSize {
 		return f, nil
 	}
+	l.rotate = false
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -558,11 +561,11 @@ func (l *valueLog) activeFor() (*vfile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syncDir(l.dir); err != nil {
-		fh.Close()
-		os.Remove(path)
-		return nil, err
-	}
+	// The directory is synced with the file's data, by the next sync pass: the pointers into
+	// the file reach the disk after that (or a recovery drops them).
+	l.bmu.Lock()
+	l.dirDirty = true
+	l.bmu.Unlock()
 	f := &vfile{num: num, path: path, f: fh}
 	f.refs.Store(1)
 	l.mu.Lock()
@@ -676,7 +679,7 @@ func (l *valueLog) flushLoop() {
 		case <-l.flushWake:
 		}
 		for l.unsynced() >= vlogSyncBudget/2 {
-			if err := l.syncNow(); err != nil {
+			if err := l.flush(); err != nil {
 				l.s.log.Warn("value log sync", "err", err)
 				break
 			}
@@ -684,36 +687,77 @@ func (l *valueLog) flushLoop() {
 	}
 }
 
-// syncNow fsyncs every file written since the last pass and, once the sealed files are on disk,
-// moves '!vsealed' past them.
+// syncNow fsyncs every file written since the last pass (and the directory, after a file was
+// created) and, once the sealed files are on disk, moves '!vsealed' past them.
 func (l *valueLog) syncNow() error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	act := l.actNum.Load() // every file below it is sealed: its writes are in this pass
 	l.bmu.Lock()
 	target := l.appended
-	dirty := l.dirty
-	l.dirty = map[uint32]*vfile{}
+	l.bmu.Unlock()
+	return l.syncFiles(math.MaxUint32, target, act-1) // act 0 (no file yet): no mark to move
+}
+
+// flush is the flusher's pass: it seals the active file, so that appends go on in a new file
+// while this one is synced (an fsync slows down writes to the file it syncs, by as much as the
+// fsync takes), then syncs every file up to it.
+func (l *valueLog) flush() error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	l.appendMu.Lock()
+	limit, sealed := l.actNum.Load(), l.actNum.Load()-1
+	if l.active != nil && l.active.size.Load() > 0 {
+		l.rotate, sealed = true, limit
+	}
+	l.bmu.Lock()
+	target := l.appended // every byte of it is in a file up to limit
+	l.bmu.Unlock()
+	l.appendMu.Unlock()
+	return l.syncFiles(limit, target, sealed)
+}
+
+// syncFiles fsyncs the dirty files numbered up to limit and the directory if it changed; then
+// the first target bytes ever appended are on disk, and so are the files up to sealedUpTo,
+// which are complete. syncMu is held.
+func (l *valueLog) syncFiles(limit uint32, target int64, sealedUpTo uint32) error {
+	l.bmu.Lock()
+	var todo []*vfile
+	for num, f := range l.dirty {
+		if num <= limit {
+			todo = append(todo, f)
+			delete(l.dirty, num)
+		}
+	}
+	dir := l.dirDirty
+	l.dirDirty = false
 	l.bmu.Unlock()
 	var err error
-	for num, f := range dirty {
+	var failed []*vfile
+	for _, f := range todo {
 		if e := f.f.Sync(); e != nil && !f.removed.Load() {
 			err = e
-			continue // stays dirty, with its reference, for the next pass
+			failed = append(failed, f) // stays dirty, with its reference, for the next pass
+			continue
 		}
-		delete(dirty, num)
 		f.release()
+	}
+	if dir && err == nil {
+		err = syncDir(l.dir)
 	}
 	l.bmu.Lock()
 	if err == nil {
 		l.synced = max(l.synced, target)
 	}
-	for num, f := range dirty {
-		if l.dirty[num] == nil {
-			l.dirty[num] = f
+	for _, f := range failed {
+		if l.dirty[f.num] == nil {
+			l.dirty[f.num] = f
 		} else {
 			f.release()
 		}
+	}
+	if err != nil && dir {
+		l.dirDirty = true
 	}
 	l.syncErr = err
 	l.bcond.Broadcast()
@@ -721,21 +765,26 @@ func (l *valueLog) syncNow() error {
 	if err != nil {
 		return err
 	}
-	if act > 1 && act-1 > l.sealed {
-		if err := l.s.db.Put(sysVSealed, binary.BigEndian.AppendUint32(nil, act-1), nil); err != nil {
+	if sealedUpTo != math.MaxUint32 && sealedUpTo > l.sealed {
+		if err := l.s.db.Put(sysVSealed, binary.BigEndian.AppendUint32(nil, sealedUpTo), nil); err != nil {
 			return err
 		}
-		l.sealed = act - 1
+		l.sealed = sealedUpTo
 	}
 	return nil
 }
 
 // sync is the everysec loop's hook: it runs before the journal sync.
 func (l *valueLog) sync() {
-	if l.unsynced() == 0 {
+	n := l.unsynced()
+	if n == 0 {
 		return
 	}
-	if err := l.syncNow(); err != nil {
+	sync := l.syncNow
+	if n >= vlogSyncBudget/2 {
+		sync = l.flush // much to write: let appends go on in another file
+	}
+	if err := sync(); err != nil {
 		l.s.log.Warn("value log sync", "err", err)
 	}
 }

@@ -396,6 +396,19 @@ func TestVLogFsyncModes(t *testing.T) {
 			if s.vlog.unsynced() != 0 || s.vlog.sealed == 0 {
 				t.Fatalf("after sync: %d unsynced, sealed mark %d", s.vlog.unsynced(), s.vlog.sealed)
 			}
+			// A flush seals the active file: it is synced, and appends go on in a new one.
+			vlogSet(t, s, 0, "k0", vlogValue("k", 0, 9000), 0)
+			act := s.vlog.actNum.Load()
+			if err := s.vlog.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if s.vlog.unsynced() != 0 || s.vlog.sealed != act {
+				t.Fatalf("after flush: %d unsynced, sealed mark %d, want %d", s.vlog.unsynced(), s.vlog.sealed, act)
+			}
+			vlogSet(t, s, 0, "k1", vlogValue("k", 1, 9000), 0)
+			if p, _ := vptrOf(vlogMeta(t, s, 0, "k1")); p.file != act+1 {
+				t.Fatalf("append after a flush went to file %d, want %d", p.file, act+1)
+			}
 			s.Close()
 			os.Remove(filepath.Join(dir, vlogDirName, vlogCleanName))
 			s = vlogOpen(t, o)

@@ -358,9 +358,19 @@ func memTotal() string {
 	return "?"
 }
 
+// loadAvg returns the load average and, where the kernel reports it, the CPU pressure (the
+// share of time some runnable task waited for a CPU, over the last 60 s).
 func loadAvg() string {
 	b, _ := os.ReadFile("/proc/loadavg")
-	return strings.Join(strings.Fields(string(b))[:3], " ")
+	s := strings.Join(strings.Fields(string(b))[:3], " ")
+	if p, err := os.ReadFile("/proc/pressure/cpu"); err == nil {
+		for _, f := range strings.Fields(strings.SplitN(string(p), "\n", 2)[0]) {
+			if v, ok := strings.CutPrefix(f, "avg60="); ok {
+				s += ", CPU pressure " + v + "%"
+			}
+		}
+	}
+	return s
 }
 
 func cmdOut(name string, args ...string) string {
