@@ -14,7 +14,12 @@ import (
 const maxStringLen = 512 << 20
 
 // stringLimit is the largest string APPEND and SETRANGE may build: proto-max-bulk-len.
-func stringLimit(c *Ctx) int64 { return c.Env.Config().ProtoMaxBulkLen }
+func stringLimit(c *Ctx) int64 {
+	if c.Env == nil {
+		return maxStringLen
+	}
+	return c.Env.Config().ProtoMaxBulkLen
+}
 
 func init() {
 	register(
