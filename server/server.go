@@ -246,7 +246,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
-	if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
+	if msg := commands.ScriptBusy(ctx); msg != "" {
+		c.w.Error(msg) // scripting.go: a script runs past busy-reply-threshold
+	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
 	}

@@ -1,0 +1,553 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// This file builds the Lua 5.1 interpreter (gopher-lua) that EVAL and FUNCTION scripts run
+// in, with Redis 7.0's sandbox:
+//
+//   - only the base, table, string, math and coroutine libraries, less everything that
+//     reaches the file system or the process (no os, io, loadfile, dofile, require, print,
+//     debug, getfenv/setfenv, module, newproxy), plus cjson, cmsgpack, bit and struct;
+//   - the globals and every library table are read-only: scripts see them through proxy
+//     tables whose __newindex raises "Attempt to modify a readonly table", and reading an
+//     undefined global raises "Script attempted to access nonexistent global variable";
+//     rawset, setmetatable, table.insert/remove/sort refuse the proxies, and pairs, next,
+//     ipairs, rawget and # see through them;
+//   - math.random is Redis's rand48 generator, so the sequence is the same as Redis's.
+//
+// Errors are turned into Redis's error tables ({err=..., source=..., line=...}) by the same
+// handler Redis installs (__redis__err__handler), so error replies read like Redis 7.0's.
+
+// luaVM is one interpreter: the EVAL scripts of a store share one, the function libraries
+// another. A VM is used by one script at a time (scriptHost.mu).
+type luaVM struct {
+	L        *lua.LState
+	host     *scriptHost
+	globals  *lua.LTable                 // the real globals, behind env
+	env      *lua.LTable                 // read-only proxy of globals: scripts' _G and environment
+	real     map[*lua.LTable]*lua.LTable // read-only proxy -> the table it guards
+	fakeMT   *lua.LTable                 // what getmetatable returns for a proxy
+	redis    *lua.LTable                 // the real redis table
+	handler  *lua.LFunction              // the error handler given to PCall
+	chunk    string                      // chunk name: "user_script" or "user_function"
+	run      *scriptRun                  // the invocation in progress, nil between runs
+	loading  *funcLoad                   // FUNCTION LOAD in progress (functions VM only)
+	readonly *lua.LFunction              // __newindex of the proxies
+}
+
+const (
+	errReadonlyTable = "Attempt to modify a readonly table"
+	errKilledText    = "ERR Script killed by user with SCRIPT KILL..."
+)
+
+func newLuaVM(h *scriptHost, chunk string) *luaVM {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, MinimizeStackMemory: true})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath}, {lua.CoroutineLibName, lua.OpenCoroutine}} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	vm := &luaVM{L: L, host: h, chunk: chunk, real: map[*lua.LTable]*lua.LTable{}}
+	base := L.G.Global
+	g := L.NewTable()
+	for _, name := range []string{"assert", "collectgarbage", "getmetatable", "rawequal",
+		"select", "tonumber", "type", "unpack", "xpcall", "_VERSION"} {
+		g.RawSetString(name, base.RawGetString(name))
+	}
+	vm.readonly = L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errReadonlyTable)
+		return 0
+	})
+	fns := map[string]lua.LGFunction{
+		"error": vm.luaError, "tostring": luaToStringFn, "pairs": vm.luaPairs, "next": vm.luaNext,
+		"ipairs": vm.luaIpairs, "rawget": vm.luaRawGet, "rawset": vm.luaRawSet,
+		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
+		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
+		"pcall": luaPCall,
+	}
+	for name, fn := range fns {
+		g.RawSetString(name, L.NewFunction(fn))
+	}
+
+	math := base.RawGetString("math").(*lua.LTable)
+	math.RawSetString("random", L.NewFunction(h.luaRandom))
+	math.RawSetString("randomseed", L.NewFunction(h.luaRandomSeed))
+	tbl := base.RawGetString("table").(*lua.LTable)
+	for _, name := range []string{"insert", "remove", "sort"} {
+		orig := tbl.RawGetString(name).(*lua.LFunction)
+		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if t, ok := L.Get(1).(*lua.LTable); ok && vm.real[t] != nil {
+				L.Error(lua.LString(errReadonlyTable), 0)
+			}
+			top := L.GetTop()
+			L.Push(orig)
+			for i := 1; i <= top; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(top, lua.MultRet)
+			return L.GetTop() - top
+		}))
+	}
+	for _, name := range []string{"string", "table", "math", "coroutine"} {
+		g.RawSetString(name, vm.protect(base.RawGetString(name).(*lua.LTable)))
+	}
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		// String methods ("x"):upper() resolve through the read-only string table.
+		mt.RawSetString("__index", g.RawGetString("string"))
+		vm.real[vm.protect(mt)] = mt
+	}
+	g.RawSetString("cjson", vm.protect(openCJSON(L)))
+	g.RawSetString("cmsgpack", vm.protect(openCMsgpack(L)))
+	g.RawSetString("bit", vm.protect(openBit(L)))
+	g.RawSetString("struct", vm.protect(openStruct(L)))
+	vm.redis = vm.newRedisTable()
+	g.RawSetString("redis", vm.protect(vm.redis))
+	vm.handler = L.NewFunction(vm.errorHandler)
+	g.RawSetString("__redis__err__handler", vm.handler)
+
+	vm.globals = g
+	vm.env = L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(vm.globalIndex))
+	mt.RawSetString("__newindex", vm.readonly)
+	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(g.Len()))
+		return 1
+	}))
+	vm.env.Metatable = mt
+	vm.real[vm.env] = g
+	g.RawSetString("_G", vm.env)
+	vm.fakeMT = vm.protect(L.NewTable())
+	L.G.Global = g
+	L.Env = vm.env
+	return vm
+}
+
+// protect returns a read-only proxy of t.
+func (vm *luaVM) protect(t *lua.LTable) *lua.LTable {
+	L := vm.L
+	p := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", vm.readonly)
+	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(t.Len()))
+		return 1
+	}))
+	p.Metatable = mt
+	vm.real[p] = t
+	return p
+}
+
+// see returns the table a proxy guards, or t itself.
+func (vm *luaVM) see(t *lua.LTable) *lua.LTable {
+	if r := vm.real[t]; r != nil {
+		return r
+	}
+	return t
+}
+
+func (vm *luaVM) globalIndex(L *lua.LState) int {
+	k := L.Get(2)
+	v := vm.globals.RawGet(k)
+	if v == lua.LNil {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaString(k))
+	}
+	L.Push(v)
+	return 1
+}
+
+// luaError is Lua's error(): a string (or number) message gets the position of the function
+// at level (1: the caller of error), none if that is not Lua code.
+func (vm *luaVM) luaError(L *lua.LState) int {
+	obj := L.CheckAny(1)
+	level := L.OptInt(2, 1)
+	if n, ok := obj.(lua.LNumber); ok {
+		obj = lua.LString(luaNumberString(float64(n)))
+	}
+	if s, ok := obj.(lua.LString); ok && level > 0 {
+		if dbg, ok := L.GetStack(level); ok {
+			if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" && dbg.CurrentLine > 0 {
+				obj = lua.LString(fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, s))
+			}
+		}
+	}
+	L.Error(obj, 0)
+	return 0
+}
+
+// luaPCall is Redis 7.0's pcall: an error table caught by the script becomes its err string.
+func luaPCall(L *lua.LState) int {
+	v := L.CheckAny(1)
+	if v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
+		return 2
+	}
+	if err := L.PCall(L.GetTop()-1, lua.MultRet, nil); err != nil {
+		var e lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			e = ae.Object
+		}
+		if t, ok := e.(*lua.LTable); ok {
+			switch m := t.RawGetString("err").(type) {
+			case lua.LString, lua.LNumber:
+				e = lua.LString(luaString(m))
+			}
+		}
+		L.Push(lua.LFalse)
+		L.Push(e)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+func luaToStringFn(L *lua.LState) int {
+	v := L.CheckAny(1)
+	if n, ok := v.(lua.LNumber); ok {
+		L.Push(lua.LString(luaNumberString(float64(n))))
+		return 1
+	}
+	if mt, ok := L.GetMetaField(v, "__tostring").(*lua.LFunction); ok {
+		L.Push(mt)
+		L.Push(v)
+		L.Call(1, 1)
+		return 1
+	}
+	L.Push(lua.LString(luaString(v)))
+	return 1
+}
+
+func luaGCInfo(L *lua.LState) int {
+	L.Push(lua.LNumber(0))
+	return 1
+}
+
+func (vm *luaVM) luaNext(L *lua.LState) int {
+	t := vm.see(L.CheckTable(1))
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+func (vm *luaVM) luaPairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(vm.globals.RawGetString("next"))
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
+}
+
+func (vm *luaVM) luaIpairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		i := L.CheckInt(2) + 1
+		v := vm.see(L.CheckTable(1)).RawGetInt(i)
+		if v == lua.LNil {
+			return 0
+		}
+		L.Push(lua.LNumber(i))
+		L.Push(v)
+		return 2
+	}))
+	L.Push(t)
+	L.Push(lua.LNumber(0))
+	return 3
+}
+
+func (vm *luaVM) luaRawGet(L *lua.LState) int {
+	L.Push(vm.see(L.CheckTable(1)).RawGet(L.CheckAny(2)))
+	return 1
+}
+
+func (vm *luaVM) luaRawSet(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if vm.real[t] != nil {
+		L.Error(lua.LString(errReadonlyTable), 0)
+	}
+	k := L.CheckAny(2)
+	if k == lua.LNil {
+		L.RaiseError("table index is nil")
+	}
+	t.RawSet(k, L.CheckAny(3))
+	L.Push(t)
+	return 1
+}
+
+func (vm *luaVM) luaSetMetatable(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if vm.real[t] != nil {
+		L.Error(lua.LString(errReadonlyTable), 0)
+	}
+	mt := L.Get(2)
+	if _, ok := mt.(*lua.LTable); !ok && mt != lua.LNil {
+		L.ArgError(2, "nil or table expected")
+	}
+	if old, ok := t.Metatable.(*lua.LTable); ok && old.RawGetString("__metatable") != lua.LNil {
+		L.RaiseError("cannot change a protected metatable")
+	}
+	t.Metatable = mt
+	L.Push(t)
+	return 1
+}
+
+func (vm *luaVM) luaGetMetatable(L *lua.LState) int {
+	v := L.CheckAny(1)
+	if t, ok := v.(*lua.LTable); ok && vm.real[t] != nil {
+		L.Push(vm.fakeMT)
+		return 1
+	}
+	mt := L.GetMetatable(v)
+	if m, ok := mt.(*lua.LTable); ok {
+		if _, isStr := v.(lua.LString); isStr {
+			for p, r := range vm.real {
+				if r == m {
+					L.Push(p)
+					return 1
+				}
+			}
+		}
+		if f := m.RawGetString("__metatable"); f != lua.LNil {
+			L.Push(f)
+			return 1
+		}
+	}
+	L.Push(mt)
+	return 1
+}
+
+// luaLoadString and luaLoad compile chunks into the sandbox's environment.
+func (vm *luaVM) luaLoadString(L *lua.LState) int {
+	return vm.loadChunk(L, L.CheckString(1), L.OptString(2, L.CheckString(1)))
+}
+
+func (vm *luaVM) luaLoad(L *lua.LState) int {
+	fn := L.CheckFunction(1)
+	name := L.OptString(2, "=(load)")
+	var b strings.Builder
+	for {
+		L.Push(fn)
+		L.Call(0, 1)
+		v := L.Get(-1)
+		L.Pop(1)
+		s, ok := v.(lua.LString)
+		if v == lua.LNil || ok && s == "" {
+			break
+		}
+		if !ok {
+			L.Push(lua.LNil)
+			L.Push(lua.LString("reader function must return a string"))
+			return 2
+		}
+		b.WriteString(string(s))
+	}
+	return vm.loadChunk(L, b.String(), name)
+}
+
+func (vm *luaVM) loadChunk(L *lua.LState, src, name string) int {
+	fn, err := L.Load(strings.NewReader(src), chunkName(name))
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(compileErrorText(err, chunkName(name), src)))
+		return 2
+	}
+	fn.Env = vm.env
+	L.Push(fn)
+	return 1
+}
+
+// chunkName turns a Lua chunk name into what error positions show, as luaO_chunkid does.
+func chunkName(name string) string {
+	switch {
+	case strings.HasPrefix(name, "=") || strings.HasPrefix(name, "@"):
+		return name[1:]
+	}
+	line, _, _ := strings.Cut(name, "\n")
+	if len(line) > 40 || len(line) < len(name) {
+		if len(line) > 40 {
+			line = line[:40]
+		}
+		return `[string "` + line + `..."]`
+	}
+	return `[string "` + line + `"]`
+}
+
+// compileErrorText rewrites a gopher-lua syntax error ("name line:3(column:5) near 'x':
+// syntax error") into Lua 5.1's form ("name:3: unexpected symbol near 'x'").
+func compileErrorText(err error, chunk, src string) string {
+	msg := err.Error()
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Cause != nil {
+		msg = ae.Cause.Error()
+	}
+	msg = strings.TrimSpace(strings.TrimPrefix(msg, chunk))
+	line := 1
+	near := ""
+	switch {
+	case strings.HasPrefix(msg, "line:"):
+		rest := msg[len("line:"):]
+		n := 0
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		line, _ = strconv.Atoi(rest[:n])
+		if i := strings.Index(rest, "near '"); i >= 0 {
+			if j := strings.Index(rest[i+6:], "'"); j >= 0 {
+				near = rest[i+6 : i+6+j]
+			}
+		}
+	case strings.HasPrefix(msg, "at EOF"):
+		line = strings.Count(src, "\n") + 1
+		near = "<eof>"
+	}
+	_, what, _ := strings.Cut(msg, ":")
+	if i := strings.LastIndex(msg, ":"); i >= 0 {
+		what = strings.TrimSpace(msg[i+1:])
+	}
+	switch {
+	case what == "syntax error" || what == "":
+		what = "unexpected symbol"
+	case strings.Contains(what, "unterminated string"):
+		what = "unfinished string"
+		if near != "" && near != "EOF" && line > 1 {
+			// gopher-lua reports the line after the string's and leaves out its quote.
+			line--
+			if lines := strings.Split(src, "\n"); line <= len(lines) {
+				l := lines[line-1]
+				if i, j := strings.LastIndex(l, "'"+near), strings.LastIndex(l, `"`+near); i >= 0 || j >= 0 {
+					if i > j {
+						near = "'" + near
+					} else {
+						near = `"` + near
+					}
+				}
+			}
+		}
+	}
+	if near == "EOF" {
+		near = "<eof>"
+	}
+	if near != "" {
+		return fmt.Sprintf("%s:%d: %s near '%s'", chunk, line, what, near)
+	}
+	return fmt.Sprintf("%s:%d: %s", chunk, line, what)
+}
+
+// errorHandler is Redis's __redis__err__handler: it turns any error into an error table
+// and records where it was raised (the innermost Lua function).
+func (vm *luaVM) errorHandler(L *lua.LState) int {
+	e := L.Get(1)
+	t, ok := e.(*lua.LTable)
+	if !ok {
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+luaString(e)))
+	}
+	if vm.run != nil && vm.run.killed() {
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString(errKilledText))
+	}
+	dbg, ok := L.GetStack(1)
+	if ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			ok = false
+		}
+	}
+	if ok && dbg.What == "G" {
+		if dbg, ok = L.GetStack(2); ok {
+			if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+				ok = false
+			}
+		}
+	}
+	if ok && dbg.What != "G" {
+		t.RawSetString("source", lua.LString("@"+dbg.Source))
+		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+	}
+	L.Push(t)
+	return 1
+}
+
+// errorTable returns Redis's error table for an error reply or message: "-CODE msg" keeps its
+// code, a message without one gets "ERR".
+func errorTable(L *lua.LState, msg string) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("err", lua.LString(errorText(msg)))
+	return t
+}
+
+func errorText(msg string) string {
+	code := "ERR"
+	if strings.HasPrefix(msg, "-") {
+		c, rest, ok := strings.Cut(msg[1:], " ")
+		if ok {
+			code, msg = c, rest
+		} else {
+			msg = msg[1:]
+		}
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+// luaNumberString formats n as Lua 5.1 does ("%.14g", "inf", "nan").
+func luaNumberString(n float64) string {
+	switch {
+	case math.IsInf(n, 1):
+		return "inf"
+	case math.IsInf(n, -1):
+		return "-inf"
+	case math.IsNaN(n):
+		if math.Signbit(n) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return cFormatG(n, 14)
+}
+
+// cFormatG formats f as C's printf("%.<prec>g") does for finite numbers (Go's 'g' strips
+// trailing zeros and writes two-digit exponents, as C does).
+func cFormatG(f float64, prec int) string { return strconv.FormatFloat(f, 'g', prec, 64) }
+
+// luaString is lua_tostring for values that have a string form, and Lua's default text
+// for the others.
+func luaString(v lua.LValue) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x)
+	case lua.LNumber:
+		return luaNumberString(float64(x))
+	}
+	return v.String()
+}
+
+// killCtx cancels a running script (SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE): gopher-lua
+// checks it before every instruction, so the script stops even inside pcall.
+type killCtx struct{ context.Context }
+
+var errScriptKilled = errors.New("Script killed by user with SCRIPT KILL...")
+
+func (k killCtx) Err() error {
+	if k.Context.Err() != nil {
+		return errScriptKilled
+	}
+	return nil
+}

@@ -1,0 +1,613 @@
+package commands
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// This file holds the redis table scripts call (redis.call and friends), the bridge that
+// runs a command for a script inside the script's transaction, and the conversions between
+// RESP and Lua values in both directions, following Redis 7.0's script_lua.c.
+
+// scriptRun is one EVAL or FCALL invocation.
+type scriptRun struct {
+	c        *Ctx
+	vm       *luaVM
+	name     string // the script's SHA1 or the function's name, for error messages
+	readOnly bool   // *_RO command or no-writes flag: write commands are refused
+	resp     int    // protocol of the replies redis.call sees (redis.setresp)
+	db       int    // the script's selected database (SELECT inside the script)
+	w        Writer
+	sub      Ctx
+}
+
+func (r *scriptRun) killed() bool { return r.vm.host.busy.killed.Load() }
+
+// Script flags (shebang flags= of EVAL scripts, flags of registered functions).
+const (
+	scriptNoWrites = 1 << iota
+	scriptAllowOOM
+	scriptAllowStale
+	scriptNoCluster
+	scriptAllowCrossSlot
+	scriptCompat // EVAL script without a shebang
+)
+
+var scriptFlagNames = []struct {
+	flag int
+	name string
+}{{scriptNoWrites, "no-writes"}, {scriptAllowOOM, "allow-oom"}, {scriptAllowStale, "allow-stale"},
+	{scriptNoCluster, "no-cluster"}, {scriptAllowCrossSlot, "allow-cross-slot-keys"}}
+
+func scriptFlagByName(name string) int {
+	for _, f := range scriptFlagNames {
+		if f.name == name {
+			return f.flag
+		}
+	}
+	return 0
+}
+
+// Log levels of redis.log.
+const (
+	logDebug = iota
+	logVerbose
+	logNotice
+	logWarning
+)
+
+func (vm *luaVM) newRedisTable() *lua.LTable {
+	L := vm.L
+	t := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":               func(L *lua.LState) int { return vm.redisCall(L, true) },
+		"pcall":              func(L *lua.LState) int { return vm.redisCall(L, false) },
+		"error_reply":        luaErrorReply,
+		"status_reply":       luaStatusReply,
+		"sha1hex":            luaSHA1Hex,
+		"log":                vm.luaLog,
+		"setresp":            vm.luaSetResp,
+		"set_repl":           vm.luaSetRepl,
+		"replicate_commands": vm.luaReplicateCommands,
+		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
+		"debug":              func(L *lua.LState) int { return 0 },
+		"acl_check_cmd":      vm.luaACLCheckCmd,
+	}
+	for name, fn := range fns {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, v := range map[string]int{"LOG_DEBUG": logDebug, "LOG_VERBOSE": logVerbose, "LOG_NOTICE": logNotice,
+		"LOG_WARNING": logWarning, "REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3} {
+		t.RawSetString(name, lua.LNumber(v))
+	}
+	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
+	t.RawSetString("REDIS_VERSION_NUM", lua.LNumber(redisVersionNum()))
+	return t
+}
+
+func redisVersionNum() int {
+	n := 0
+	for _, p := range strings.Split(RedisVersion, ".") {
+		v, _ := strconv.Atoi(p)
+		n = n<<8 | v
+	}
+	return n
+}
+
+// raise raises Redis's error table for msg ("ERR " added unless msg is "-CODE ...").
+func raise(L *lua.LState, msg string) int {
+	L.Error(errorTable(L, msg), 0)
+	return 0
+}
+
+func (vm *luaVM) current(L *lua.LState, what string) *scriptRun {
+	if vm.run == nil {
+		raise(L, what+" can only be called inside a script invocation")
+	}
+	return vm.run
+}
+
+// redisCall is redis.call (raise set) and redis.pcall: it runs a command in the script's
+// transaction and converts its reply to Lua.
+func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
+	r := vm.current(L, "redis.call")
+	fail := func(msg string) int {
+		if raiseErr {
+			return raise(L, msg)
+		}
+		L.Push(errorTable(L, msg))
+		return 1
+	}
+	n := L.GetTop()
+	if n == 0 {
+		return fail("Please specify at least one argument for this redis lib call")
+	}
+	args := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			args[i-1] = []byte(v)
+		case lua.LNumber:
+			args[i-1] = []byte(formatLuaArg(float64(v)))
+		default:
+			return fail("Lua redis lib command arguments must be strings or integers")
+		}
+	}
+	cmd := Lookup(args[0])
+	switch {
+	case cmd == nil:
+		return fail("Unknown Redis command called from script")
+	case !cmd.CheckArity(n):
+		return fail("Wrong number of args calling Redis command from script")
+	case scriptForbidden(cmd):
+		return fail("This Redis command is not allowed from script")
+	case r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]):
+		return fail("Write commands are not allowed from read-only scripts.")
+	}
+	if cmd.Flags&FlagWrite != 0 {
+		vm.host.busy.dirty.Store(true)
+	}
+	c := r.c
+	r.w.Reset()
+	r.w.Proto = r.resp
+	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE}
+	c.Client.DB = r.db
+	before := c.Txn.Writes()
+	var failed bool
+	if cmd.Name == "dbsize" {
+		// DBSIZE reads the store's counters under the store lock the script holds: count the
+		// database's keys in the script's transaction instead (expired ones included, as
+		// DBSIZE does).
+		failed = scriptDBSize(&r.sub)
+	} else {
+		failed = RunIn(&r.sub)
+	}
+	if r.sub.Txn != c.Txn {
+		c.Txn = r.sub.Txn // not expected: the script's transaction is exclusive
+	}
+	if !failed {
+		if c.OnWrite != nil && c.Txn.Writes() > before {
+			c.OnWrite(&r.sub) // mark the clients that WATCH what the command changed
+		}
+		c.Events = append(c.Events, r.sub.Events...)
+	}
+	if c.Client.DB != r.db {
+		r.db = c.Client.DB
+		c.Txn.UseDB(r.db)
+	}
+	for _, k := range r.sub.Ready {
+		c.Signal(k)
+	}
+	v, _ := respToLua(L, r.w.Bytes())
+	if failed && raiseErr {
+		L.Error(v, 0)
+	}
+	L.Push(v)
+	return 1
+}
+
+// formatLuaArg formats a number argument of redis.call as Redis 7.0 does ("%.17g").
+func formatLuaArg(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
+}
+
+// scriptDenied lists the commands Redis 7.0 refuses in scripts (noscript) that Strata's table
+// may not flag as such, and INFO and COMPACT, which take the store lock a script holds.
+var scriptDenied = map[string]bool{
+	"quit": true, "reset": true, "multi": true, "exec": true, "discard": true, "watch": true, "unwatch": true,
+	"subscribe": true, "psubscribe": true, "ssubscribe": true, "unsubscribe": true, "punsubscribe": true,
+	"sunsubscribe": true, "monitor": true, "blpop": true, "brpop": true, "brpoplpush": true, "blmove": true,
+	"bzpopmin": true, "bzpopmax": true, "wait": true, "debug": true, "latency": true, "module": true,
+	"role": true, "replicaof": true, "slaveof": true, "sync": true, "psync": true, "failover": true,
+	"bgrewriteaof": true, "bgsave": true, "save": true, "shutdown": true, "eval": true, "evalsha": true,
+	"eval_ro": true, "evalsha_ro": true, "fcall": true, "fcall_ro": true, "acl": true, "script": true,
+	"function": true, "client": true, "config": true, "hello": true, "auth": true, "compact": true, "info": true,
+}
+
+func scriptDBSize(c *Ctx) bool {
+	it := c.Txn.ScanKeys(nil, nil)
+	n := int64(0)
+	for it.Next() {
+		n++
+	}
+	if err := it.Close(); err != nil {
+		c.Fail(err)
+		return true
+	}
+	c.W.Int(n)
+	return false
+}
+
+// mayReplicateCmd lists commands without the write flag that read-only scripts still may not
+// call (Redis's may-replicate).
+var mayReplicateCmd = map[string]bool{"publish": true, "spublish": true, "pfcount": true}
+
+func scriptForbidden(cmd *Command) bool { return cmd.Flags&FlagNoScript != 0 || scriptDenied[cmd.Name] }
+
+func luaErrorReply(L *lua.LState) int {
+	s, ok := L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(errorTable(L, "wrong number or type of arguments"))
+		return 1
+	}
+	msg := string(s)
+	if !strings.HasPrefix(msg, "-") {
+		msg = "-" + msg
+	}
+	L.Push(errorTable(L, msg))
+	return 1
+}
+
+func luaStatusReply(L *lua.LState) int {
+	s, ok := L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(errorTable(L, "wrong number or type of arguments"))
+		return 1
+	}
+	t := L.NewTable()
+	t.RawSetString("ok", s)
+	L.Push(t)
+	return 1
+}
+
+func luaSHA1Hex(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		return raise(L, "wrong number of arguments")
+	}
+	s := ""
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		s = string(v)
+	case lua.LNumber:
+		s = luaNumberString(float64(v))
+	}
+	L.Push(lua.LString(sha1Hex(s)))
+	return 1
+}
+
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func (vm *luaVM) luaLog(L *lua.LState) int {
+	n := L.GetTop()
+	if n < 2 {
+		return raise(L, "redis.log() requires two arguments or more.")
+	}
+	lv, ok := luaToNumber(L.Get(1))
+	if !ok {
+		return raise(L, "First argument must be a number (log level).")
+	}
+	level := int(lv)
+	if level < logDebug || level > logWarning {
+		return raise(L, "Invalid debug level.")
+	}
+	var parts []string
+	for i := 2; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString, lua.LNumber:
+			parts = append(parts, luaString(v))
+		}
+	}
+	msg := strings.Join(parts, " ")
+	switch level {
+	case logDebug, logVerbose:
+		slog.Debug(msg, "source", "script")
+	case logNotice:
+		slog.Info(msg, "source", "script")
+	default:
+		slog.Warn(msg, "source", "script")
+	}
+	return 0
+}
+
+// luaToNumber is lua_tonumber: numbers, and strings that read as numbers.
+func luaToNumber(v lua.LValue) (float64, bool) {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LString:
+		f, err := strconv.ParseFloat(strings.TrimSpace(string(x)), 64)
+		if err != nil {
+			if n, err2 := strconv.ParseInt(strings.TrimSpace(string(x)), 0, 64); err2 == nil {
+				return float64(n), true
+			}
+		}
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func (vm *luaVM) luaSetResp(L *lua.LState) int {
+	r := vm.current(L, "redis.setresp")
+	if L.GetTop() != 1 {
+		return raise(L, "redis.setresp() requires one argument.")
+	}
+	n, _ := luaToNumber(L.Get(1))
+	if n != 2 && n != 3 {
+		return raise(L, "RESP version must be 2 or 3.")
+	}
+	r.resp = int(n)
+	return 0
+}
+
+func (vm *luaVM) luaSetRepl(L *lua.LState) int {
+	vm.current(L, "redis.set_repl")
+	if L.GetTop() != 1 {
+		return raise(L, "redis.set_repl() requires two arguments.")
+	}
+	n, _ := luaToNumber(L.Get(1))
+	if int(n)&^3 != 0 {
+		return raise(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.")
+	}
+	return 0
+}
+
+func (vm *luaVM) luaReplicateCommands(L *lua.LState) int {
+	L.Push(lua.LTrue)
+	return 1
+}
+
+func (vm *luaVM) luaACLCheckCmd(L *lua.LState) int {
+	vm.current(L, "redis.acl_check_cmd")
+	n := L.GetTop()
+	if n == 0 {
+		return raise(L, "Please specify at least one argument for this redis lib call")
+	}
+	name, ok := L.Get(1).(lua.LString)
+	if !ok {
+		if _, num := L.Get(1).(lua.LNumber); !num {
+			return raise(L, "Lua redis lib command arguments must be strings or integers")
+		}
+	}
+	if Lookup([]byte(name)) == nil {
+		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// respToLua converts one RESP reply to a Lua value as Redis's redisProtocolToLuaType does,
+// and returns the rest of the buffer.
+func respToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
+	if len(b) == 0 {
+		return lua.LNil, b
+	}
+	line, rest := respLine(b)
+	typ, body := line[0], string(line[1:])
+	switch typ {
+	case '+':
+		t := L.NewTable()
+		t.RawSetString("ok", lua.LString(body))
+		return t, rest
+	case '-':
+		return errorTable(L, "-"+body), rest
+	case ':':
+		n, _ := strconv.ParseInt(body, 10, 64)
+		return lua.LNumber(n), rest
+	case '$', '=':
+		n, _ := strconv.Atoi(body)
+		if n < 0 {
+			return lua.LFalse, rest
+		}
+		s := rest[:n]
+		rest = rest[min(n+2, len(rest)):]
+		if typ == '=' {
+			t := L.NewTable()
+			v := L.NewTable()
+			format, str := "txt", string(s)
+			if len(s) >= 4 && s[3] == ':' {
+				format, str = string(s[:3]), string(s[4:])
+			}
+			v.RawSetString("format", lua.LString(format))
+			v.RawSetString("string", lua.LString(str))
+			t.RawSetString("verbatim_string", v)
+			return t, rest
+		}
+		return lua.LString(s), rest
+	case '*', '>', '~', '%':
+		n, _ := strconv.Atoi(body)
+		if n < 0 {
+			return lua.LFalse, rest
+		}
+		t := L.CreateTable(n, 0)
+		var v, k lua.LValue
+		for i := 1; i <= n; i++ {
+			switch typ {
+			case '%':
+				k, rest = respToLua(L, rest)
+				v, rest = respToLua(L, rest)
+				if k != lua.LNil {
+					t.RawSet(k, v)
+				}
+			case '~':
+				v, rest = respToLua(L, rest)
+				if v != lua.LNil {
+					t.RawSet(v, lua.LTrue)
+				}
+			default:
+				v, rest = respToLua(L, rest)
+				if v != lua.LNil {
+					t.RawSetInt(i, v)
+				}
+			}
+		}
+		switch typ {
+		case '%', '~':
+			w := L.NewTable()
+			if typ == '%' {
+				w.RawSetString("map", t)
+			} else {
+				w.RawSetString("set", t)
+			}
+			return w, rest
+		}
+		return t, rest
+	case '_':
+		return lua.LNil, rest
+	case '#':
+		return lua.LBool(body == "t"), rest
+	case ',':
+		t := L.NewTable()
+		f, ok := ParseFloat([]byte(body))
+		if !ok && body == "nan" {
+			f = math.NaN()
+		}
+		t.RawSetString("double", lua.LNumber(f))
+		return t, rest
+	case '(':
+		t := L.NewTable()
+		t.RawSetString("big_number", lua.LString(body))
+		return t, rest
+	case '|':
+		n, _ := strconv.Atoi(body)
+		for i := 0; i < 2*n; i++ {
+			_, rest = respToLua(L, rest)
+		}
+		return respToLua(L, rest)
+	}
+	return lua.LNil, rest
+}
+
+func respLine(b []byte) (line, rest []byte) {
+	i := bytes.Index(b, []byte("\r\n"))
+	if i < 0 {
+		return b, nil
+	}
+	return b[:i], b[i+2:]
+}
+
+// maxReplyDepth bounds the nesting of a script's reply (a table that contains itself).
+const maxReplyDepth = 1000
+
+// writeLuaReply converts a script's return value to the caller's reply as Redis's
+// luaReplyToRedisReply does. resp is the protocol the script chose with redis.setresp.
+func writeLuaReply(w *Writer, v lua.LValue, resp, depth int) {
+	if depth > maxReplyDepth {
+		w.Error("ERR reached lua stack limit")
+		return
+	}
+	switch x := v.(type) {
+	case lua.LString:
+		w.BulkString(string(x))
+	case lua.LBool:
+		switch {
+		case resp == 3:
+			w.Bool(bool(x))
+		case bool(x):
+			w.Int(1)
+		default:
+			w.Null()
+		}
+	case lua.LNumber:
+		w.Int(luaInteger(float64(x)))
+	case *lua.LTable:
+		writeLuaTable(w, x, resp, depth)
+	default:
+		w.Null()
+	}
+}
+
+// luaInteger is C's (long long) cast of a Lua number as x86-64 does it.
+func luaInteger(f float64) int64 {
+	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
+	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		w.Error(string(s))
+		return
+	}
+	if s, ok := t.RawGetString("ok").(lua.LString); ok {
+		w.Status(string(s))
+		return
+	}
+	if n, ok := t.RawGetString("double").(lua.LNumber); ok {
+		w.Double(float64(n))
+		return
+	}
+	if s, ok := t.RawGetString("big_number").(lua.LString); ok {
+		clean := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s))
+		if w.Proto == 3 {
+			w.Raw([]byte("(" + clean + "\r\n"))
+		} else {
+			w.BulkString(clean)
+		}
+		return
+	}
+	if vt, ok := t.RawGetString("verbatim_string").(*lua.LTable); ok {
+		format, ok1 := vt.RawGetString("format").(lua.LString)
+		str, ok2 := vt.RawGetString("string").(lua.LString)
+		if ok1 && ok2 {
+			if w.Proto == 3 {
+				f := (string(format) + "   ")[:3]
+				w.header('=', len(str)+4)
+				w.b = append(w.b, f...)
+				w.b = append(w.b, ':')
+				w.b = append(w.b, str...)
+				w.b = append(w.b, '\r', '\n')
+			} else {
+				w.BulkString(string(str))
+			}
+			return
+		}
+	}
+	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
+		var keys, vals []lua.LValue
+		m.ForEach(func(k, v lua.LValue) {
+			keys = append(keys, k)
+			vals = append(vals, v)
+		})
+		w.Map(len(keys))
+		for i := range keys {
+			writeLuaReply(w, keys[i], resp, depth+1)
+			writeLuaReply(w, vals[i], resp, depth+1)
+		}
+		return
+	}
+	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
+		var keys []lua.LValue
+		s.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		w.Set(len(keys))
+		for _, k := range keys {
+			writeLuaReply(w, k, resp, depth+1)
+		}
+		return
+	}
+	n := 0
+	for t.RawGetInt(n+1) != lua.LNil {
+		n++
+	}
+	w.Array(n)
+	for i := 1; i <= n; i++ {
+		writeLuaReply(w, t.RawGetInt(i), resp, depth+1)
+	}
+}
+
+// luaArray builds a Lua array of strings (KEYS, ARGV, a function's keys and args).
+func luaArray(L *lua.LState, items [][]byte) *lua.LTable {
+	t := L.CreateTable(len(items), 0)
+	for i, it := range items {
+		t.RawSetInt(i+1, lua.LString(it))
+	}
+	return t
+}
