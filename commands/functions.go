@@ -95,7 +95,27 @@ func (h *scriptHost) functions(s *storage.Store) *funcRegistry {
 
 func (h *scriptHost) newFuncRegistry() *funcRegistry {
 	vm := newLuaVM(h, "user_function")
-	vm.redis.RawSetString("register_function", vm.L.NewFunction(vm.luaRegisterFunction))
+	// While a library loads, its globals hold only redis, and that redis only
+	// register_function, log and the version fields; anything else raises, as in Redis.
+	L := vm.L
+	api := L.NewTable()
+	api.RawSetString("register_function", L.NewFunction(vm.luaRegisterFunction))
+	api.RawSetString("log", L.NewFunction(vm.luaLog))
+	for _, k := range []string{"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
+		api.RawSetString(k, vm.redis.RawGetString(k))
+	}
+	proxy := vm.protect(api)
+	proxy.Metatable.(*lua.LTable).RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		k := L.Get(2)
+		v := api.RawGet(k)
+		if v == lua.LNil {
+			L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaString(k))
+		}
+		L.Push(v)
+		return 1
+	}))
+	vm.loadEnv = L.NewTable()
+	vm.loadEnv.RawSetString("redis", proxy)
 	return &funcRegistry{vm: vm, libs: map[string]*funcLibrary{}, funcs: map[string]*funcDef{}}
 }
 
@@ -289,7 +309,8 @@ func (vm *luaVM) luaRegisterFunction(L *lua.LState) int {
 		return raise(L, "wrong number of arguments to redis.register_function")
 	}
 	if !validFunctionName(f.name) {
-		return raise(L, "Function names can only contain letters, numbers, or underscores(_) and must be at least one character long")
+		// Redis 7.0 words a bad function name as a bad library name.
+		return raise(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
 	}
 	for _, other := range load.lib.funcs {
 		if strings.EqualFold(other.name, f.name) {

@@ -17,7 +17,7 @@ import (
 //	                    libraries in name order
 //	checksum            8 bytes, big-endian CRC-64 (ECMA) of everything before it
 //
-// FUNCTION RESTORE answers "payload version or checksum are wrong" to anything else.
+// FUNCTION RESTORE answers "DUMP payload version or checksum are wrong" to anything else.
 
 const dumpMagic = "STRATAFN"
 
@@ -71,7 +71,7 @@ func parseDump(p []byte) ([]string, bool) {
 // every library loads and no function name collides.
 func functionRestore(c *Ctx, h *scriptHost, fr *funcRegistry) {
 	if len(c.Args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP.")
+		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + c.Arg(1) + "'. Try FUNCTION HELP.")
 		return
 	}
 	policy := "append"
@@ -84,7 +84,7 @@ func functionRestore(c *Ctx, h *scriptHost, fr *funcRegistry) {
 	}
 	codes, ok := parseDump(c.Args[2])
 	if !ok {
-		c.W.Error("ERR payload version or checksum are wrong")
+		c.W.Error("ERR DUMP payload version or checksum are wrong")
 		return
 	}
 	target := fr

@@ -41,6 +41,7 @@ type luaVM struct {
 	chunk    string                      // chunk name: "user_script" or "user_function"
 	run      *scriptRun                  // the invocation in progress, nil between runs
 	loading  *funcLoad                   // FUNCTION LOAD in progress (functions VM only)
+	loadEnv  *lua.LTable                 // the only globals a library sees while it loads
 	readonly *lua.LFunction              // __newindex of the proxies
 }
 
@@ -162,7 +163,11 @@ func (vm *luaVM) see(t *lua.LTable) *lua.LTable {
 
 func (vm *luaVM) globalIndex(L *lua.LState) int {
 	k := L.Get(2)
-	v := vm.globals.RawGet(k)
+	g := vm.globals
+	if vm.loading != nil {
+		g = vm.loadEnv
+	}
+	v := g.RawGet(k)
 	if v == lua.LNil {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaString(k))
 	}
