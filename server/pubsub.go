@@ -349,60 +349,89 @@ func (s *Server) publishEvents(events []commands.Event) {
 	}
 }
 
-// outQueue is a subscriber's pending output, written to its socket by its own goroutine.
+// outQueue is a subscriber's pending output, written to its socket by its own goroutine. It is
+// a list of pieces: the client's replies (copied) and the messages, whose encoding is shared by
+// every subscriber of one protocol and never modified. The writer takes up to writeBatch bytes
+// at a time, so what the limits count is, as in Redis, the output still held by the server
+// (plus one batch being written), not what the kernel has accepted.
 type outQueue struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
 	nc        net.Conn
-	buf       []byte // not yet handed to the writer
-	spare     []byte
-	inflight  int  // bytes the writer is writing now
-	holdAt    int  // >= 0: the current command's reply goes here; the writer waits
-	closed    bool // connection gone or cut off: nothing more is written
+	pieces    [][]byte
+	head      int   // pieces before head are taken
+	pending   int64 // bytes in pieces[head:]
+	inflight  int64 // bytes the writer is writing now
+	holdAt    int   // >= 0: the current command's reply goes at pieces[holdAt]; the writer waits
+	closed    bool  // connection gone or cut off: nothing more is written
 	softSince time.Time
 	proto     atomic.Int32
 }
 
+const writeBatch = 64 << 10
+
 // run writes the queue to the socket until the queue is closed or a write fails.
 func (q *outQueue) run() {
+	var scratch []byte
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
-		for !q.closed && (len(q.buf) == 0 || q.holdAt >= 0) {
+		for !q.closed && (q.head == len(q.pieces) || q.holdAt >= 0) {
 			q.cond.Wait()
 		}
 		if q.closed {
 			return
 		}
-		out := q.buf
-		q.buf, q.spare = q.spare[:0], nil
-		q.inflight = len(out)
+		var out []byte
+		if first := q.pieces[q.head]; len(first) >= writeBatch || q.head+1 == len(q.pieces) {
+			out = first
+			q.pieces[q.head] = nil
+			q.head++
+		} else {
+			scratch = scratch[:0]
+			for q.head < len(q.pieces) && len(scratch)+len(q.pieces[q.head]) <= writeBatch {
+				scratch = append(scratch, q.pieces[q.head]...)
+				q.pieces[q.head] = nil
+				q.head++
+			}
+			out = scratch
+		}
+		if q.head == len(q.pieces) {
+			q.pieces, q.head = q.pieces[:0], 0
+		}
+		q.pending -= int64(len(out))
+		q.inflight = int64(len(out))
 		q.mu.Unlock()
 		_, err := q.nc.Write(out)
 		q.mu.Lock()
 		q.inflight = 0
-		if cap(out) <= 64<<10 {
-			q.spare = out[:0]
-		}
 		if err != nil {
-			q.closed, q.buf = true, nil
+			q.drop()
 		}
 		q.cond.Broadcast() // drain waits for an empty queue
 	}
 }
 
-// push queues a message and reports false when that takes the subscriber past limit, in which
-// case the queue is dropped and closed.
+// drop discards the queue and closes it; q.mu is held.
+func (q *outQueue) drop() {
+	q.closed = true
+	q.pieces, q.head, q.pending, q.holdAt = nil, 0, 0, -1
+	q.cond.Broadcast()
+}
+
+// push queues a message (shared, not copied) and reports false when that takes the subscriber
+// past limit, in which case the queue is dropped and closed.
 func (q *outQueue) push(p []byte, limit config.OutputLimit) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
 		return true
 	}
-	q.buf = append(q.buf, p...)
-	pending := int64(len(q.buf) + q.inflight)
-	over := limit.Hard > 0 && pending >= limit.Hard
-	if !over && limit.Soft > 0 && pending >= limit.Soft {
+	q.pieces = append(q.pieces, p)
+	q.pending += int64(len(p))
+	used := q.pending + q.inflight
+	over := limit.Hard > 0 && used >= limit.Hard
+	if !over && limit.Soft > 0 && used >= limit.Soft {
 		now := time.Now()
 		if q.softSince.IsZero() {
 			q.softSince = now
@@ -413,8 +442,7 @@ func (q *outQueue) push(p []byte, limit config.OutputLimit) bool {
 		q.softSince = time.Time{}
 	}
 	if over {
-		q.closed, q.buf = true, nil
-		q.cond.Broadcast()
+		q.drop()
 		return false
 	}
 	if q.holdAt < 0 {
@@ -426,26 +454,28 @@ func (q *outQueue) push(p []byte, limit config.OutputLimit) bool {
 // hold keeps the writer from writing until the current command's reply is queued.
 func (q *outQueue) hold() {
 	q.mu.Lock()
-	if q.holdAt < 0 {
-		q.holdAt = len(q.buf)
+	if q.holdAt < 0 && !q.closed {
+		q.holdAt = len(q.pieces)
 	}
 	q.mu.Unlock()
 }
 
-// reply queues the reply of the client's command, where hold left room for it.
+// reply queues a copy of the reply of the client's command, where hold left room for it.
 func (q *outQueue) reply(p []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
+	if q.closed || len(p) == 0 && q.holdAt < 0 {
 		q.holdAt = -1
 		return
 	}
+	cp := append([]byte(nil), p...)
 	if q.holdAt >= 0 {
-		q.buf = slices.Insert(q.buf, q.holdAt, p...)
+		q.pieces = slices.Insert(q.pieces, q.holdAt, cp)
 		q.holdAt = -1
 	} else {
-		q.buf = append(q.buf, p...)
+		q.pieces = append(q.pieces, cp)
 	}
+	q.pending += int64(len(cp))
 	q.cond.Signal()
 }
 
@@ -454,7 +484,7 @@ func (q *outQueue) drain(d time.Duration) {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		q.mu.Lock()
-		empty := q.closed || len(q.buf) == 0 && q.inflight == 0
+		empty := q.closed || q.pending == 0 && q.inflight == 0
 		q.mu.Unlock()
 		if empty {
 			return
@@ -466,7 +496,6 @@ func (q *outQueue) drain(d time.Duration) {
 // close stops the writer and drops what is pending.
 func (q *outQueue) close() {
 	q.mu.Lock()
-	q.closed, q.buf = true, nil
-	q.cond.Broadcast()
+	q.drop()
 	q.mu.Unlock()
 }
