@@ -437,7 +437,7 @@ func clientKill(c *Ctx) {
 		case "laddr":
 			laddr, hasLAddr = v, true
 		case "user":
-			if v != "default" {
+			if !userExists(c, v) { // acl.go
 				c.W.Error(fmt.Sprintf("ERR No such user '%s'", v))
 				return
 			}

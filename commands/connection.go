@@ -48,6 +48,10 @@ func cmdAuth(c *Ctx) {
 		c.W.Error(ErrSyntax)
 		return
 	}
+	if a := aclOf(c); a != nil {
+		aclAuth(c, a) // acl.go: against the ACL users; requirepass is the default user's password
+		return
+	}
 	requirepass := c.Env.Config().RequirePass
 	user, pass := []byte("default"), c.Args[len(c.Args)-1]
 	if len(c.Args) == 2 {
@@ -104,14 +108,26 @@ func cmdHello(c *Ctx) {
 		}
 	}
 	requirepass := c.Env.Config().RequirePass
+	a := aclOf(c) // with ACL users (acl.go), AUTH checks them and logs failures in ACL LOG
+	if a != nil {
+		a.SyncRequirePass(requirepass)
+	}
 	if user != nil {
-		if !checkPassword(user, pass, requirepass) {
+		if a != nil {
+			if !a.authenticate(c, user, pass) {
+				c.W.Error(ErrWrongPass)
+				return
+			}
+		} else if !checkPassword(user, pass, requirepass) {
 			c.W.Error(ErrWrongPass)
 			return
+		} else {
+			c.Client.Authed, c.Client.User = true, "default"
 		}
-		c.Client.Authed, c.Client.User = true, "default"
 	}
-	if requirepass != "" && !c.Client.Authed {
+	// Without ACL users, only requirepass asks for authentication; with them the client is
+	// authenticated from the start when the default user needs no password (Redis 7.0).
+	if (a != nil || requirepass != "") && !c.Client.Authed {
 		c.W.Error(errHelloNoAuth)
 		return
 	}

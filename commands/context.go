@@ -30,6 +30,10 @@ type Client struct {
 	SkipNext bool   // CLIENT REPLY SKIP: the server discards the next command's reply
 
 	Conn any // the server's state of this connection (MULTI queue, subscriptions); opaque here
+
+	// ACLUser is the ACL user the connection runs as (acl.go): the default user until AUTH or
+	// HELLO AUTH. Nil means no ACL checks (Envs without users, unit tests).
+	ACLUser *ACLUser
 }
 
 // Env is what the server offers commands beyond the keyspace.

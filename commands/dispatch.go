@@ -7,7 +7,7 @@ import (
 )
 
 // Dispatch runs one client command through the gates in Redis's order (unknown command, arity,
-// authentication) and then runs it. The reply is appended to c.W.
+// authentication, ACL permissions) and then runs it. The reply is appended to c.W.
 func Dispatch(c *Ctx, requirePass bool) {
 	cmd := Lookup(c.Args[0])
 	if cmd == nil {
@@ -18,8 +18,18 @@ func Dispatch(c *Ctx, requirePass bool) {
 		c.W.Error(ArityError(string(c.Args[0])))
 		return
 	}
-	if requirePass && !c.Client.Authed && cmd.Flags&FlagNoAuth == 0 {
-		c.W.Error(ErrNoAuth)
+	if !c.Client.Authed && cmd.Flags&FlagNoAuth == 0 {
+		if u := c.Client.ACLUser; u != nil {
+			// acl.go: with ACL users, the default user decides (a password, from requirepass
+			// or ACL SETUSER, or off), as Redis's authRequired.
+			requirePass = u.acl.authRequired(c.Env.Config().RequirePass)
+		}
+		if requirePass {
+			c.W.Error(ErrNoAuth)
+			return
+		}
+	}
+	if c.Client.ACLUser != nil && !CheckACL(c, cmd, "toplevel") { // acl.go: NOPERM, ACL LOG
 		return
 	}
 	c.Cmd = cmd
@@ -83,6 +93,14 @@ func RunIn(c *Ctx) (failed bool) {
 	cmd := c.Cmd
 	start := c.W.Len()
 	c.NonBlocking = true
+	if c.Client.ACLUser != nil {
+		// acl.go: the user's permissions, checked again when EXEC or a script runs the command
+		// (they may have changed since it was queued).
+		if msg := ACLExecDenial(c, cmd, c.Args); msg != "" {
+			c.W.Error(msg)
+			return true
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))

@@ -48,6 +48,9 @@ type Server struct {
 	tx txServer           // multi.go: WATCH registry
 	ps psServer           // pubsub.go: subscriptions
 	ke commands.KeyEvents // notify classes and watch count, read by write commands
+
+	acl *commands.ACL // acl.go: users, requirepass, protected mode
+	tls tlsServer     // tls.go: the tls-port listener
 }
 
 type stats struct {
@@ -103,6 +106,10 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 		closing: make(chan struct{}), stopReq: make(chan struct{})}
 	s.initExtra(level)
 	s.initTx()
+	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
+		st.Close()
+		return nil, err
+	}
 	s.metrics = newMetrics(s)
 	if s.cron, err = parseCron(cfg.CompactCron); err != nil {
 		st.Close()
@@ -125,9 +132,15 @@ func (s *Server) Start() error {
 		s.store.Close()
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
+	if err := s.listenTLS(s.cfg.Bind[0]); err != nil { // tls.go: tls-port
+		ln.Close()
+		s.store.Close()
+		return err
+	}
 	if s.cfg.MetricsAddr != "" {
 		if err := s.metrics.serve(s.cfg.MetricsAddr, s.cfg.MetricsPprof == "yes"); err != nil {
 			ln.Close()
+			s.closeTLS()
 			s.store.Close()
 			return fmt.Errorf("metrics listener %s: %w", s.cfg.MetricsAddr, err)
 		}
@@ -139,6 +152,7 @@ func (s *Server) Start() error {
 	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.rs.Serve(s.ln) }()
+	s.serveTLS() // tls.go: the same callbacks on the TLS listener
 	return nil
 }
 
@@ -174,6 +188,7 @@ func (s *Server) Close() error {
 		<-s.done
 		s.done <- nil
 	}
+	s.closeTLS() // tls.go
 	for deadline := time.Now().Add(closeGrace); s.inflight.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
@@ -207,10 +222,12 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		return false
 	}
 	c := &client{conn: conn}
+	if !s.admit(conn, c) { // acl.go: protected mode; the default user and whether it is authenticated
+		return false
+	}
 	c.ID = s.nextID.Add(1)
 	c.Proto = 2
 	c.Addr = conn.RemoteAddr()
-	c.Authed = s.Config().RequirePass == ""
 	c.w.Proto = 2
 	c.Client.Conn = c
 	s.registerClient(c)
