@@ -36,7 +36,7 @@ import (
 var (
 	rounds    = flag.Int("rounds", 3, "rounds; servers alternate within each round")
 	requests  = flag.Int("n", 100000, "requests per redis-benchmark test")
-	workloads = flag.String("workloads", "1,2,4", "comma-separated workloads to run (1-4)")
+	workloads = flag.String("workloads", "1,2,4,go", "comma-separated workloads to run (1-4, go for the Go benchmarks)")
 	loadKeys  = flag.Int("load-keys", 20_000_000, "keys loaded by workload 3")
 	other     = flag.String("other", "", "host:port of another Redis-protocol server to add as a column")
 	strataBin = flag.String("strata", "", "Strata binary (built from ./cmd/strata when empty)")
@@ -84,6 +84,22 @@ func main() {
 	if want["4"] {
 		workload4(bin)
 	}
+	if want["go"] {
+		goBenchmarks()
+	}
+}
+
+// goBenchmarks runs the Go benchmarks of the dispatcher and storage with -benchmem.
+func goBenchmarks() {
+	args := []string{"test", "-run", "^$", "-bench", "Dispatch|HSet|List", "-benchmem", "-benchtime", "20000x", "./commands/", "./storage/"}
+	out := runOut("go", args...)
+	fmt.Printf("## Go benchmarks\n\n`go %s`\n\n```\n", strings.Join(args, " "))
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Benchmark") {
+			fmt.Println(l)
+		}
+	}
+	fmt.Printf("```\n\nThe dispatcher benchmarks run SET and GET through commands.Dispatch and storage, without the network.\n\n")
 }
 
 // rbTable runs redis-benchmark with args against every server over the rounds and prints a table.
