@@ -41,6 +41,9 @@ type KeyEvents struct {
 	// before the command changes anything, inside its exclusive transaction, with the
 	// databases the command empties or swaps (swap: the two databases of SWAPDB).
 	Flush func(c *Ctx, dbs []int, swap bool)
+	// Touch, when set, marks the clients that watch key in db as failed. Scripts call it for
+	// their declared keys before they run (they commit their writes themselves).
+	Touch func(db int, key []byte)
 }
 
 // Active reports whether write commands should record their events.
@@ -236,15 +239,6 @@ func evRemoval(class uint32, event string, byInt bool) notifySpec {
 		key := n.c.Args[1]
 		n.emit(class, event, key)
 		n.emitDel(key)
-	}}
-}
-
-// evIfWrote emits event on key argument 1 when the handler staged writes.
-func evIfWrote(class uint32, event string) notifySpec {
-	return notifySpec{post: func(n *notifier) {
-		if n.wrote() {
-			n.emit(class, event, n.c.Args[1])
-		}
 	}}
 }
 
@@ -583,11 +577,22 @@ var notifiers = map[string]notifySpec{
 	"zremrangebylex":   evRemoval(evZSet, "zremrangebylex", true),
 	"zpopmin":          evRemoval(evZSet, "zpopmin", false),
 	"zpopmax":          evRemoval(evZSet, "zpopmax", false),
-	"zmpop":            evZMPop(),
-	"zunionstore":      evStore(evZSet, "zunionstore"),
-	"zinterstore":      evStore(evZSet, "zinterstore"),
-	"zdiffstore":       evStore(evZSet, "zdiffstore"),
-	"zrangestore":      evStore(evZSet, "zrangestore"),
+	"zmpop":            evZMPop(2),
+	"bzmpop":           evZMPop(3),
+	"bzpopmin":         evZPopKey("zpopmin"),
+	"bzpopmax":         evZPopKey("zpopmax"),
+
+	// scripts: their writes are not seen one by one here (they run their commands in their
+	// own contexts and commit themselves), so a script fails the WATCH of every key it
+	// declares, before it runs, while it holds the store; and a write script in EXEC counts
+	// as writing all its declared keys.
+	"eval":        evScript,
+	"evalsha":     evScript,
+	"fcall":       evScript,
+	"zunionstore": evStore(evZSet, "zunionstore"),
+	"zinterstore": evStore(evZSet, "zinterstore"),
+	"zdiffstore":  evStore(evZSet, "zdiffstore"),
+	"zrangestore": evStore(evZSet, "zrangestore"),
 }
 
 var evExpire = notifySpec{post: func(n *notifier) {
@@ -612,14 +617,15 @@ var evRename = notifySpec{post: func(n *notifier) {
 	n.emit(evGen, "rename_to", args[2])
 }}
 
-// evZMPop is ZMPOP's recorder: the reply names the key; MIN or MAX gives the event.
-func evZMPop() notifySpec {
+// evZMPop is ZMPOP's and BZMPOP's recorder (keys from argument from on): the reply names the
+// key; MIN or MAX gives the event.
+func evZMPop(from int) notifySpec {
 	return notifySpec{post: func(n *notifier) {
 		if n.null() {
 			return
 		}
 		key := evFirstBulk(n.reply())
-		for _, a := range n.c.Args[2:] {
+		for _, a := range n.c.Args[from:] {
 			if bytes.Equal(a, key) {
 				key = a
 				break
@@ -629,7 +635,7 @@ func evZMPop() notifySpec {
 			return
 		}
 		event := "zpopmin"
-		if evHasOpt(n.c.Args, 2, "max") {
+		if evHasOpt(n.c.Args, from, "max") {
 			event = "zpopmax"
 		}
 		n.emit(evZSet, event, key)
@@ -656,4 +662,50 @@ var evDel = notifySpec{pre: func(n *notifier) {
 		}
 	}
 },
+}
+
+// evZPopKey is BZPOPMIN's and BZPOPMAX's recorder: the reply is [key, member, score].
+func evZPopKey(event string) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.null() {
+			return
+		}
+		key := evFirstBulk(n.reply())
+		for _, a := range n.c.Args[1:] {
+			if bytes.Equal(a, key) {
+				key = a
+				break
+			}
+		}
+		if key == nil {
+			return
+		}
+		n.emit(evZSet, event, key)
+		n.emitDel(key)
+	}}
+}
+
+var evScript = notifySpec{
+	pre: func(n *notifier) {
+		c := n.c
+		if c.KE.Touch == nil || !c.KE.Watching() {
+			return
+		}
+		for _, k := range scriptKeys(c.Args) {
+			c.KE.Touch(c.Client.DB, k)
+		}
+	},
+	post: func(n *notifier) { n.c.Tracked = false },
+}
+
+// scriptKeys returns the declared keys of EVAL, EVALSHA and FCALL: numkeys, then the keys.
+func scriptKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	nk, err := ParseInt(args[2])
+	if err != nil || nk < 0 || int64(len(args)-3) < nk {
+		return nil
+	}
+	return args[3 : 3+nk]
 }

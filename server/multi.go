@@ -71,6 +71,7 @@ func (s *Server) initTx() {
 	s.tx.watched = map[watchKey]map[*client]int64{}
 	s.tx.onWrite = s.onWrite
 	s.ke.Flush = s.flushWatched
+	s.ke.Touch = s.touch
 	s.ke.SetClasses(notifyClasses(s.cfg))
 	s.store.SetOnExpire(s.onExpire)
 	s.setOutputLimit(s.cfg)

@@ -442,3 +442,34 @@ func TestExecWakesBlockedClients(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchSeesScriptWrites: a script that writes a watched key fails the watcher's EXEC, on
+// the normal path and inside another client's transaction.
+func TestWatchSeesScriptWrites(t *testing.T) {
+	probe := dial(t, testutil.StartStrata(t))
+	if r, err := probe.Do("EVAL", "return 1", "0"); err != nil || r.IsError() {
+		t.Skipf("no scripting here: %v %v", r, err)
+	}
+	script := "redis.call('SET', KEYS[1], ARGV[1]) return 1"
+	steps := []txStep{
+		txA("SET", "k", "1"), txA("WATCH", "k"), txB("EVAL", script, "1", "k", "2"),
+		txA("MULTI"), txA("GET", "k"), txA("EXEC"),
+		txA("WATCH", "k"), txB("MULTI"), txB("EVAL", script, "1", "k", "3"), txB("EXEC"),
+		txA("MULTI"), txA("GET", "k"), txA("EXEC"),
+		txA("WATCH", "k"), txB("EVAL", script, "1", "other", "4"),
+		txA("MULTI"), txA("GET", "k"), txA("EXEC"),
+	}
+	strata := testutil.StartStrata(t)
+	got := txRun(t, strata, steps)
+	if ref := testutil.MaybeStartRedis(t); ref != nil {
+		want := txRun(t, ref, steps)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("redis:\n%s\n\nstrata:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+		}
+	}
+	for i, want := range map[int]string{5: "(nil array)", 12: "(nil array)", 17: `1) "3"`} {
+		if !strings.HasSuffix(got[i], want) {
+			t.Errorf("step %d: %s, want %s", i, got[i], want)
+		}
+	}
+}
