@@ -198,6 +198,9 @@ func (h *scriptHost) loadScript(body string) (*evalScript, string) {
 		return nil, "ERR Error compiling script (new function): " + compileErrorText(err, vm.chunk, src)
 	}
 	fn.Env = vm.env
+	// gopher-lua gives a main chunk Lua 5.0's "arg" table, built on every call; Lua 5.1 does
+	// not (the chunk cannot name it: arg is no local there), so the table is skipped.
+	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg
 	sc := &evalScript{sha: sha, fn: fn, flags: flags}
 	h.scripts[sha] = sc
 	return sc, ""
@@ -245,7 +248,10 @@ func parseShebang(body string, eval bool) (flags, skip int, msg string) {
 // its reply, and commits the transaction the dispatcher opened for it. h.mu is held.
 func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LValue, name string, isEval, readOnly bool) {
 	start := c.W.Len()
-	r := &scriptRun{c: c, vm: vm, name: name, readOnly: readOnly, resp: 2, db: c.Client.DB}
+	r := &vm.runState // one script at a time per interpreter: its state and buffers are reused
+	w := r.w
+	w.Reset()
+	*r = scriptRun{c: c, vm: vm, name: name, readOnly: readOnly, resp: 2, db: c.Client.DB, w: w}
 	origDB := c.Client.DB
 	ctx, cancel := context.WithCancel(context.Background())
 	h.busy.begin(c.Args, name, isEval, cancel)
@@ -255,6 +261,7 @@ func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LV
 		L.RemoveContext()
 		cancel()
 		vm.run = nil
+		r.c, r.sub = nil, Ctx{}
 		L.SetTop(0)
 		h.busy.end()
 		c.Client.DB = origDB
@@ -317,11 +324,8 @@ func writeScriptError(w *Writer, err error, name string) {
 
 func (b *busyState) begin(args [][]byte, name string, isEval bool, cancel context.CancelFunc) {
 	b.mu.Lock()
-	b.running, b.eval, b.name, b.start, b.cancel = true, isEval, name, time.Now(), cancel
-	b.args = make([][]byte, len(args))
-	for i, a := range args {
-		b.args[i] = append([]byte(nil), a...)
-	}
+	// args stay valid while the script runs: FUNCTION STATS may read them until end.
+	b.running, b.eval, b.name, b.start, b.cancel, b.args = true, isEval, name, time.Now(), cancel, args
 	b.killed.Store(false)
 	b.hard.Store(false)
 	b.dirty.Store(false)

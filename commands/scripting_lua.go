@@ -40,6 +40,7 @@ type luaVM struct {
 	handler  *lua.LFunction              // the error handler given to PCall
 	chunk    string                      // chunk name: "user_script" or "user_function"
 	run      *scriptRun                  // the invocation in progress, nil between runs
+	runState scriptRun                   // what run points to, reused from run to run
 	loading  *funcLoad                   // FUNCTION LOAD in progress (functions VM only)
 	loadEnv  *lua.LTable                 // the only globals a library sees while it loads
 	readonly *lua.LFunction              // __newindex of the proxies
