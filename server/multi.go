@@ -465,8 +465,10 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		cmdDB := ctx.Client.DB
 		before := t.Writes()
 		start := w.Len()
+		began := time.Now()
 		failed := commands.RunIn(&sub)
 		parts[i] = part{start, w.Len()}
+		s.countExecCmd(q.cmd, began, failed, w.Bytes()[start:])
 		if sub.Txn != t {
 			// Only COPY ... DB replaces a shared transaction, and ExecExclusive makes EXEC
 			// exclusive for it; should another command do so, its transaction is the one to
@@ -514,8 +516,11 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			}
 			sub := commands.Ctx{Args: q.args, Cmd: q.cmd, Client: ctx.Client, Store: s.store, W: &dw, Env: s}
 			start := dw.Len()
+			began := time.Now()
 			commands.Run(&sub)
 			dparts[i] = part{start, dw.Len()}
+			r := dw.Bytes()[start:]
+			s.countExecCmd(q.cmd, began, len(r) > 0 && r[0] == '-', r)
 		}
 	}
 	ctx.W.Array(len(queue))
@@ -525,6 +530,22 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		} else {
 			ctx.W.Raw(dw.Bytes()[dparts[i].start:dparts[i].end])
 		}
+	}
+}
+
+// countExecCmd counts a command EXEC ran in INFO commandstats and errorstats, as Redis counts
+// the calls made inside a transaction.
+func (s *Server) countExecCmd(cmd *commands.Command, began time.Time, failed bool, reply []byte) {
+	s.buildCmdStats()
+	if cs := s.x.cmdStats[cmd]; cs != nil {
+		cs.calls.Add(1)
+		cs.usec.Add(time.Since(began).Microseconds())
+		if failed {
+			cs.failed.Add(1)
+		}
+	}
+	if failed {
+		s.countError(reply)
 	}
 }
 
