@@ -112,6 +112,13 @@ func (s *Server) gate(c *client, st *cmdState) bool {
 		c.tx.aborted = c.tx.active
 		return true
 	}
+	if cmd.Flags&commands.FlagWrite != 0 {
+		if err := s.store.WriteError(); err != nil { // limits.go: the disk refuses writes
+			ctx.W.Error(misconfText(err))
+			c.tx.aborted = c.tx.active
+			return true
+		}
+	}
 	if c.ps.count() > 0 && c.Proto == 2 {
 		switch cmd.Name {
 		case "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe",
