@@ -17,6 +17,13 @@ const (
 	errMultiLength   = "ERR Protocol error: invalid multibulk length"
 	errTooBigMbulk   = "ERR Protocol error: too big mbulk count string"
 	errTooBigBulkCnt = "ERR Protocol error: too big bulk count string"
+
+	// Before AUTH, while a password is required, Redis 7.0 takes at most 10 arguments of at
+	// most 16 KiB each, so an unauthenticated client cannot make it allocate.
+	unauthMultibulkMax = 10
+	unauthBulkMax      = 16384
+	errUnauthMultibulk = "ERR Protocol error: unauthenticated multibulk length"
+	errUnauthBulk      = "ERR Protocol error: unauthenticated bulk length"
 )
 
 // guardConn sits between a client's socket and the request parser. It follows the RESP framing
@@ -40,6 +47,8 @@ type guardConn struct {
 
 	in  []byte // raw bytes read from the socket
 	out []byte // bytes ready for the parser
+
+	limitState // limits.go: query and output buffer limits
 }
 
 const (
@@ -53,6 +62,17 @@ const (
 
 func (g *guardConn) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
+		if len(g.held) > 0 {
+			// The commands before the held request have run: scan it now that the
+			// client's authentication is known.
+			held := g.held
+			g.held = nil
+			g.scan(held)
+			continue
+		}
+		if g.overQuery {
+			return 0, g.queryLimitClose() // limits.go: closed without a reply, as Redis does
+		}
 		if g.failure != "" {
 			g.Conn.Write([]byte("-" + g.failure + "\r\n"))
 			return 0, net.ErrClosed
@@ -78,14 +98,30 @@ func (g *guardConn) Read(p []byte) (int, error) {
 }
 
 func (g *guardConn) Write(p []byte) (int, error) {
+	if g.cut.Load() {
+		return 0, errOutputLimit // limits.go: cut off by client-output-buffer-limit
+	}
 	g.srv.stats.netOut.Add(int64(len(p)))
+	if g.cl != nil && g.cl.ps.q == nil {
+		return g.writeNormal(p) // limits.go: a normal client with an output buffer limit
+	}
 	return g.Conn.Write(p)
 }
 
 // scan advances the framing state over b, appending what the parser should see to g.out.
 // On a violation it sets g.failure and stops.
 func (g *guardConn) scan(b []byte) {
+	// The request being received waits in the parser's buffer with every byte sent for it
+	// until it is complete: that is the client's query buffer, which client-query-buffer-limit
+	// bounds. carried counts its bytes in earlier reads, start is where it began in b.
+	carried, start := g.reqBytes, 0
 	for i := 0; i < len(b) && g.failure == ""; {
+		if g.state == stCommand {
+			carried, start = 0, i
+		} else if g.qlimit > 0 && carried+int64(i-start) > g.qlimit {
+			g.overQuery = true
+			return
+		}
 		switch g.state {
 		case stCommand:
 			if b[i] == '*' {
@@ -139,6 +175,18 @@ func (g *guardConn) scan(b []byte) {
 					g.failure = errMultiLength
 					return
 				}
+				if n > 0 && g.owner != nil && !g.owner.Authed && len(g.out) > 0 {
+					// Commands before this one (an AUTH?) have not run yet: hold the
+					// request back until they have (Read scans it again).
+					g.held = append(append(g.held[:0], g.hdr...), b[i:]...)
+					g.state = stCommand
+					return
+				}
+				g.reqUnauth = g.owner != nil && !g.owner.Authed
+				if n > unauthMultibulkMax && g.reqUnauth {
+					g.failure = errUnauthMultibulk
+					return
+				}
 				g.args, g.state = n, stBulkHdr
 				if n <= 0 {
 					g.state = stCommand // an empty multibulk: Redis ignores it
@@ -150,6 +198,11 @@ func (g *guardConn) scan(b []byte) {
 			if err != nil || n < 0 || n > g.maxBulk {
 				g.out = g.out[:len(g.out)-len(g.line)-2]
 				g.failure = errBulkLength
+				return
+			}
+			if n > unauthBulkMax && g.reqUnauth {
+				g.out = g.out[:len(g.out)-len(g.line)-2]
+				g.failure = errUnauthBulk
 				return
 			}
 			g.skip, g.state = n+2, stPayload
@@ -165,6 +218,10 @@ func (g *guardConn) scan(b []byte) {
 			i++
 		case stPayload:
 			take := min(g.skip, int64(len(b)-i))
+			if g.qlimit > 0 && carried+int64(i-start)+take > g.qlimit {
+				g.overQuery = true // the request never reaches the parser whole
+				return
+			}
 			g.out = append(g.out, b[i:i+int(take)]...)
 			g.skip -= take
 			i += int(take)
@@ -176,6 +233,10 @@ func (g *guardConn) scan(b []byte) {
 				}
 			}
 		}
+	}
+	g.reqBytes = 0
+	if g.state != stCommand {
+		g.reqBytes = carried + int64(len(b)-start)
 	}
 }
 

@@ -209,7 +209,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &guardConn{Conn: c, maxBulk: l.srv.cfg.ProtoMaxBulkLen, srv: l.srv}, nil
+	return l.srv.wrapConn(c), nil // limits.go: tcp-keepalive, query buffer limit
 }
 
 func (s *Server) accept(conn redcon.Conn) bool {
@@ -230,6 +230,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	c.Addr = conn.RemoteAddr()
 	c.w.Proto = 2
 	c.Client.Conn = c
+	linkGuard(c) // limits.go: the request guard checks authentication (unauthenticated limits)
 	s.registerClient(c)
 	s.clients[c.ID] = c
 	conn.SetContext(c)
@@ -258,6 +259,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
+	if c.cutOff() { // limits.go: closed by its output buffer limit; the rest of its pipeline is dropped
+		return
+	}
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
@@ -279,6 +283,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	if c.ps.q != nil {
 		s.queueReply(c) // pubsub.go: a subscriber's output goes through its writer goroutine
+	} else if s.outputOverLimit(c) { // limits.go: client-output-buffer-limit of normal clients
+		return
 	} else if out := c.w.Bytes(); len(out) > largeReply {
 		// A large reply (a large value read straight into c.w) goes to the socket as it is,
 		// after what is buffered, rather than being copied into redcon's buffer; and the
