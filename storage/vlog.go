@@ -608,6 +608,9 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, error) {
 	if err == nil {
 		_, err = f.f.WriteAt(value, p.off)
 	}
+	if err != nil {
+		l.s.noteWriteError(err) // a full disk: write commands get MISCONF until a probe succeeds
+	}
 	if err == nil && vlogWriteHook != nil {
 		err = vlogWriteHook(p)
 	}
@@ -744,6 +747,9 @@ func (l *valueLog) syncFiles(limit uint32, target int64, sealedUpTo uint32) erro
 	}
 	if dir && err == nil {
 		err = syncDir(l.dir)
+	}
+	if err != nil {
+		l.s.noteWriteError(err)
 	}
 	l.bmu.Lock()
 	if err == nil {
