@@ -40,6 +40,8 @@ func init() {
 		&Command{Name: "script", Arity: -2, Flags: FlagNoScript, Handler: cmdScript,
 			Sub: []string{"debug", "exists", "flush", "help", "kill", "load"}},
 	)
+	// CONFIG SET busy-reply-threshold applies at once: ScriptBusy reads it per command.
+	configMutable["busy-reply-threshold"] = configIntCheck(0, math.MaxInt32)
 }
 
 // Error replies of scripting, as Redis 7.0 sends them.
