@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -123,15 +124,84 @@ func wrapNotify(h func(*Ctx), spec notifySpec) func(*Ctx) {
 		if c.Txn != nil {
 			n.writes = c.Txn.Writes()
 		}
+		var absent []Event
+		if c.Txn != nil && c.KE.Classes()&config.NotifyNew != 0 {
+			absent = absentKeys(c)
+		}
 		if spec.pre != nil && c.Txn != nil {
 			spec.pre(&n)
 		}
+		events := len(c.Events)
 		h(c)
 		if c.Blocked || n.failed() {
 			return
 		}
 		c.Tracked = true
 		spec.post(&n)
+		if len(absent) > 0 {
+			n.emitNew(absent, events)
+		}
+	}
+}
+
+// absentKeys returns the keys a command may create that do not exist before it runs: its
+// declared keys, and the destination of MOVE and COPY ... DB in the other database.
+func absentKeys(c *Ctx) []Event {
+	var out []Event
+	add := func(db int, key []byte) {
+		for _, e := range out {
+			if e.DB == db && bytes.Equal(e.Key, key) {
+				return
+			}
+		}
+		if m, err := c.Txn.GetMetaIn(db, key); err == nil && m == nil {
+			out = append(out, Event{Class: config.NotifyNew, Name: "new", DB: db, Key: key})
+		}
+	}
+	for _, k := range c.Cmd.KeysOf(c.Args) {
+		add(c.Client.DB, k)
+	}
+	switch c.Cmd.Name {
+	case "move":
+		if db, err := ParseInt(c.Args[2]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
+			add(int(db), c.Args[1])
+		}
+	case "copy":
+		for i := 3; i+1 < len(c.Args); i++ {
+			if strings.EqualFold(string(c.Args[i]), "db") {
+				if db, err := ParseInt(c.Args[i+1]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
+					add(int(db), c.Args[2])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// emitNew inserts a "new" event for each key in absent that the command created (the command's
+// events start at from), where Redis emits it: when the key is added, before the command's own
+// event for the key; RENAME and MOVE add the key before any of their events.
+func (n *notifier) emitNew(absent []Event, from int) {
+	c := n.c
+	first := c.Cmd.Name == "rename" || c.Cmd.Name == "renamenx" || c.Cmd.Name == "move"
+	at := from
+	for _, ev := range absent {
+		if m, err := c.Txn.GetMetaIn(ev.DB, ev.Key); err != nil || m == nil {
+			continue
+		}
+		pos := len(c.Events)
+		if first {
+			pos = at
+		} else {
+			for i := from; i < len(c.Events); i++ {
+				if c.Events[i].DB == ev.DB && bytes.Equal(c.Events[i].Key, ev.Key) {
+					pos = i
+					break
+				}
+			}
+		}
+		c.Events = slices.Insert(c.Events, pos, ev)
+		at++
 	}
 }
 

@@ -130,6 +130,8 @@ type directive struct {
 	// canon, for a kindString directive, turns the argument words (joined by spaces) into the
 	// stored value, given the current one: Redis's normal form, or a merge into it.
 	canon func(cur, arg string) (string, error)
+	// show, when set, turns the stored value into what Get reports.
+	show func(string) string
 }
 
 var directives = []*directive{
@@ -218,7 +220,7 @@ var directives = []*directive{
 		kind: kindString, check: checkRatio,
 		field: func(c *Config) any { return &c.ValueLogGCRatio }},
 	{Directive: Directive{"notify-keyspace-events", "", "keyspace notification classes, Redis's letters (K E g $ l s h z x e t m n A); empty disables them"},
-		kind: kindString, check: checkKeyspaceEvents, canon: canonKeyspaceEvents,
+		kind: kindString, check: checkKeyspaceEvents, canon: canonKeyspaceEvents, show: showKeyspaceEvents,
 		field: func(c *Config) any { return &c.NotifyKeyspaceEvents }},
 	{Directive: Directive{"client-output-buffer-limit", defaultOutputLimits, "per client class (normal, replica, pubsub): hard limit, soft limit, soft seconds; a subscriber past them is disconnected"},
 		kind: kindString, check: checkOutputLimits, canon: canonOutputLimits,
@@ -329,6 +331,9 @@ func (c *Config) Get(name string) (string, bool) {
 	case *int64:
 		return strconv.FormatInt(*p, 10), true
 	case *string:
+		if d.show != nil {
+			return d.show(*p), true
+		}
 		return *p, true
 	case *[]string:
 		return strings.Join(*p, " "), true
@@ -575,12 +580,27 @@ func KeyspaceEventsString(f uint32) string {
 
 func checkKeyspaceEvents(s string) error { _, err := ParseKeyspaceEvents(s); return err }
 
+// canonKeyspaceEvents stores the classes in Redis's printed form, plus "n" after "A" when
+// both are set: Redis prints "A" alone then, but keeps the class.
 func canonKeyspaceEvents(_, arg string) (string, error) {
 	f, err := ParseKeyspaceEvents(arg)
 	if err != nil {
 		return "", err
 	}
-	return KeyspaceEventsString(f), nil
+	s := KeyspaceEventsString(f)
+	if f&NotifyAll == NotifyAll && f&NotifyNew != 0 {
+		s = "An" + s[1:]
+	}
+	return s, nil
+}
+
+// showKeyspaceEvents is what CONFIG GET prints: Redis's form.
+func showKeyspaceEvents(s string) string {
+	f, err := ParseKeyspaceEvents(s)
+	if err != nil {
+		return s
+	}
+	return KeyspaceEventsString(f)
 }
 
 // OutputLimit is the client-output-buffer-limit of one client class: a client whose pending

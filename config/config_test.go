@@ -453,11 +453,18 @@ func TestAlias(t *testing.T) {
 // merge of client-output-buffer-limit classes.
 func TestNotifyAndOutputLimits(t *testing.T) {
 	for in, want := range map[string]string{"KEA": "AKE", "Ex$": "$xE", "gK": "gK", "": "", "x": "x",
-		"KA": "AK", "Em": "Em", "An": "A", "lhsz$gxn": "g$lshzxn"} {
+		"KA": "AK", "Em": "Em", "An": "A", "lhsz$gxn": "g$lshzxn", "KEAn": "AKE"} {
 		c := Default()
-		if err := c.Set("notify-keyspace-events", []string{in}); err != nil || c.NotifyKeyspaceEvents != want {
-			t.Errorf("notify-keyspace-events %q: got %q, %v; want %q", in, c.NotifyKeyspaceEvents, err, want)
+		err := c.Set("notify-keyspace-events", []string{in})
+		if got, _ := c.Get("notify-keyspace-events"); err != nil || got != want {
+			t.Errorf("notify-keyspace-events %q: got %q, %v; want %q", in, got, err, want)
 		}
+	}
+	// "A" hides "n" in CONFIG GET, as in Redis, but the class stays on.
+	c0 := Default()
+	c0.Set("notify-keyspace-events", []string{"KEAn"})
+	if f, _ := ParseKeyspaceEvents(c0.NotifyKeyspaceEvents); f&NotifyNew == 0 || f&NotifyAll != NotifyAll {
+		t.Errorf("KEAn stored as %q", c0.NotifyKeyspaceEvents)
 	}
 	if f, _ := ParseKeyspaceEvents("KEA"); f&NotifyAll != NotifyAll || f&NotifyKeyspace == 0 || f&NotifyNew != 0 {
 		t.Errorf("ParseKeyspaceEvents(KEA) = %b", f)

@@ -281,7 +281,7 @@ var keyspaceCommands = [][]string{
 
 func TestKeyspaceNotifications(t *testing.T) {
 	psCompare(t, func(s *psSession) {
-		s.pubDo("CONFIG", "SET", "notify-keyspace-events", "KEA")
+		s.pubDo("CONFIG", "SET", "notify-keyspace-events", "KEAn")
 		s.subDo(1, "PSUBSCRIBE", "__key*__:*")
 		s.subDo(1, "SUBSCRIBE", "sentinel")
 		inMulti := false
@@ -317,7 +317,7 @@ func TestKeyspaceNotifications(t *testing.T) {
 		}
 		s.sub.Timeout = 5 * time.Second
 		// Classes filter the events
-		for _, classes := range []string{"El", "K$", "Eg", "Kx", "Eh", "Ks", "Ez", "AK", ""} {
+		for _, classes := range []string{"El", "K$", "Eg", "Kx", "Eh", "Ks", "Ez", "AK", "En", "Kng", ""} {
 			s.pubDo("CONFIG", "SET", "notify-keyspace-events", classes)
 			for _, cmd := range [][]string{{"LPUSH", "fl", "a"}, {"SET", "fs", "1"}, {"DEL", "fs"},
 				{"HSET", "fh", "f", "v"}, {"SADD", "fz", "m"}, {"ZADD", "fzz", "1", "m"}, {"DEL", "fl", "fh", "fz", "fzz"}} {
