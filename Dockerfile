@@ -12,4 +12,6 @@ COPY --from=build /out/strata /usr/local/bin/strata
 USER nonroot:nonroot
 VOLUME /data
 EXPOSE 6380
-ENTRYPOINT ["/usr/local/bin/strata", "--bind", "0.0.0.0", "--dir", "/data", "--metrics-addr", "0.0.0.0:9121"]
+# Clients arrive through Docker's network, not the loopback interface: protected mode would refuse
+# them all while no password is set. Set one (--requirepass, or an aclfile) when exposing the port.
+ENTRYPOINT ["/usr/local/bin/strata", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data", "--metrics-addr", "0.0.0.0:9121"]

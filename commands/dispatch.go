@@ -33,13 +33,24 @@ func Dispatch(c *Ctx, requirePass bool) {
 		return
 	}
 	c.Cmd = cmd
-	Run(c)
+	run(c)
 }
 
 // Run executes c.Cmd in one transaction over its declared keys: the handler's writes commit
 // together before the reply is released, and a handler that replies with an error writes nothing.
-// A panicking handler is recovered and answered with an error.
+// A panicking handler is recovered and answered with an error. Callers other than Dispatch
+// (EXEC) get the client's ACL permissions checked first (acl.go), as Dispatch checks them.
 func Run(c *Ctx) {
+	if c.Client.ACLUser != nil {
+		if msg := ACLExecDenial(c, c.Cmd, c.Args); msg != "" {
+			c.W.Error(msg)
+			return
+		}
+	}
+	run(c)
+}
+
+func run(c *Ctx) {
 	cmd := c.Cmd
 	start := c.W.Len()
 	switch {
