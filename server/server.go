@@ -268,7 +268,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	if msg := commands.ScriptBusy(ctx); msg != "" {
-		c.w.Error(msg) // scripting.go: a script runs past busy-reply-threshold
+		c.w.Error(msg)             // scripting.go: a script runs past busy-reply-threshold
+		c.tx.aborted = c.tx.active // multi.go: a refused command fails EXEC
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
