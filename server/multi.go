@@ -92,7 +92,7 @@ func (s *Server) applyTxConfig(cfg *config.Config) {
 	s.setOutputLimit(cfg)
 }
 
-// client returns the server's client behind a command context, or nil for contexts the server
+// clientOf returns the server's client behind a command context, or nil for contexts the server
 // built itself (served blocked commands).
 func clientOf(ctx *commands.Ctx) *client {
 	c, _ := ctx.Client.Conn.(*client)
