@@ -112,6 +112,16 @@ func (s *Server) gate(c *client, st *cmdState) bool {
 		c.tx.aborted = c.tx.active
 		return true
 	}
+	if c.ACLUser != nil {
+		aclCtx := "toplevel"
+		if c.tx.active {
+			aclCtx = "multi"
+		}
+		if !commands.CheckACL(ctx, cmd, aclCtx) { // acl.go: NOPERM, ACL LOG
+			c.tx.aborted = c.tx.active
+			return true
+		}
+	}
 	if cmd.Flags&commands.FlagWrite != 0 {
 		if err := s.store.WriteError(); err != nil { // limits.go: the disk refuses writes
 			ctx.W.Error(misconfText(err))
