@@ -215,6 +215,7 @@ const (
 type aclKeyPattern struct {
 	flags   int
 	pattern string
+	glob    []byte // pattern, for matching
 }
 
 func (p aclKeyPattern) String() string {
@@ -383,7 +384,7 @@ func (s *aclSelector) set(op string) error {
 				return nil
 			}
 		}
-		s.keys = append(s.keys, aclKeyPattern{flags, pat})
+		s.keys = append(s.keys, aclKeyPattern{flags, pat, []byte(pat)})
 	case op[0] == '&':
 		if s.allChannels {
 			return errACLChansAfterAll
@@ -963,9 +964,9 @@ type aclKeyRef struct {
 	need int
 }
 
-// aclKeys returns the keys a call names and the access each needs, as Redis's
-// getKeysFromCommandWithSpecs and key-spec flags.
-func aclKeys(e *aclCmd, cmd *Command, args [][]byte) []aclKeyRef {
+// aclKeys appends to dst the keys a call names and the access each needs, as Redis's
+// getKeysFromCommandWithSpecs and key-spec flags; kb is room for the keys.
+func aclKeys(e *aclCmd, cmd *Command, args [][]byte, kb [][]byte, dst []aclKeyRef) []aclKeyRef {
 	var keys [][]byte
 	switch cmd.Name {
 	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
@@ -979,11 +980,11 @@ func aclKeys(e *aclCmd, cmd *Command, args [][]byte) []aclKeyRef {
 		keys = args[1:]
 	default:
 		if cmd.FirstKey > 0 || cmd.Keys != nil {
-			keys = cmd.AppendKeys(nil, args)
+			keys = cmd.AppendKeys(kb, args)
 		}
 	}
 	if len(keys) == 0 {
-		return nil
+		return dst
 	}
 	codes := e.keyFlags
 	if codes == "" && e.parent != nil {
@@ -992,7 +993,6 @@ func aclKeys(e *aclCmd, cmd *Command, args [][]byte) []aclKeyRef {
 	if strings.HasSuffix(codes, "*") {
 		codes = variableKeyFlags(cmd.Name, args)
 	}
-	out := make([]aclKeyRef, len(keys))
 	for i, k := range keys {
 		need := aclKeyRead
 		if codes != "" {
@@ -1007,9 +1007,9 @@ func aclKeys(e *aclCmd, cmd *Command, args [][]byte) []aclKeyRef {
 		} else if cmd.Flags&FlagWrite != 0 {
 			need = aclKeyAll
 		}
-		out[i] = aclKeyRef{k, need}
+		dst = append(dst, aclKeyRef{k, need})
 	}
-	return out
+	return dst
 }
 
 // variableKeyFlags decides the key access of SET and BITFIELD from their arguments, as Redis's
@@ -1056,7 +1056,7 @@ func aclChannels(name string, args [][]byte) ([][]byte, bool) {
 
 // check tells whether the selector lets the call run (Redis's ACLSelectorCheckCmd); on a
 // denial it returns the reason and the denied key or channel and its index.
-func (s *aclSelector) check(e *aclCmd, cmd *Command, args [][]byte, keys func() []aclKeyRef) (aclReason, []byte, int) {
+func (s *aclSelector) check(e *aclCmd, cmd *Command, args [][]byte, keys []aclKeyRef) (aclReason, []byte, int) {
 	if !s.allCommands && !e.noAuth && !s.bit(e.id) {
 		idx := 1
 		if e.parent != nil {
@@ -1073,10 +1073,10 @@ func (s *aclSelector) check(e *aclCmd, cmd *Command, args [][]byte, keys func() 
 		}
 	}
 	if !s.allKeys {
-		for i, k := range keys() {
+		for i, k := range keys {
 			ok := false
 			for _, p := range s.keys {
-				if p.flags&k.need == k.need && GlobMatch([]byte(p.pattern), k.key, false) {
+				if p.flags&k.need == k.need && GlobMatch(p.glob, k.key, false) {
 					ok = true
 					break
 				}
@@ -1115,18 +1115,21 @@ func aclCheck(u *ACLUser, cmd *Command, args [][]byte) (aclReason, *aclCmd, []by
 	if !ok {
 		return aclOK, e, nil
 	}
-	var keys []aclKeyRef
-	keysDone := false
-	keyFn := func() []aclKeyRef {
-		if !keysDone {
-			keys, keysDone = aclKeys(e, cmd, args), true
+	var (
+		kb   [8][]byte
+		refs [8]aclKeyRef
+		keys []aclKeyRef
+	)
+	for _, s := range r.selectors {
+		if !s.allKeys {
+			keys = aclKeys(e, cmd, args, kb[:0], refs[:0])
+			break
 		}
-		return keys
 	}
 	reason, lastIdx := aclDeniedCmd, -1
 	var obj []byte
 	for _, s := range r.selectors {
-		res, o, idx := s.check(e, cmd, args, keyFn)
+		res, o, idx := s.check(e, cmd, args, keys)
 		if res == aclOK {
 			return aclOK, e, nil
 		}

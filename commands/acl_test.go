@@ -359,3 +359,28 @@ func TestACLKeySpecsCoverCommands(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckACL measures the dispatcher's permission check for the default user (nothing to
+// check) and for a user with command rules and key patterns.
+func BenchmarkCheckACL(b *testing.B) {
+	cmd := Lookup([]byte("set"))
+	args := [][]byte{[]byte("set"), []byte("app:1"), []byte("v")}
+	a := NewACL()
+	for name, u := range map[string]*ACLUser{"default": a.Default(), "restricted": {Name: "r"}} {
+		if name == "restricted" {
+			r := newUserRules()
+			for _, op := range []string{"on", "-@all", "+@write", "+@read", "~app:*", "%R~shared:*"} {
+				r.set(op)
+			}
+			u.rules.Store(r.seal())
+		}
+		c := &Ctx{Args: args, Client: &Client{ACLUser: u}, W: &Writer{}}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if !CheckACL(c, cmd, "toplevel") {
+					b.Fatal("denied")
+				}
+			}
+		})
+	}
+}
