@@ -77,6 +77,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			g.Conn.Write([]byte("-" + g.failure + "\r\n"))
 			return 0, net.ErrClosed
 		}
+		if n, ok, err := g.readPayload(p); ok {
+			return n, err
+		}
 		if cap(g.in) < len(p) {
 			g.in = make([]byte, len(p))
 		}
@@ -95,6 +98,27 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		g.out = g.out[:0:0]
 	}
 	return n, nil
+}
+
+// readPayload reads the body of a bulk string straight into p, without the scanner's copies,
+// when nothing else is pending: large values then cross the guard once. It leaves the closing
+// CRLF to the scanner, and reports false when it did not apply.
+func (g *guardConn) readPayload(p []byte) (int, bool, error) {
+	if g.state != stPayload || g.skip <= 2 || len(g.held) > 0 || g.overQuery || g.failure != "" {
+		return 0, false, nil
+	}
+	want := min(int64(len(p)), g.skip-2)
+	if g.qlimit > 0 && g.reqBytes+want > g.qlimit {
+		return 0, false, nil // the scanner closes the client for its query buffer
+	}
+	n, err := g.Conn.Read(p[:want])
+	g.srv.stats.netIn.Add(int64(n))
+	g.skip -= int64(n)
+	g.reqBytes += int64(n)
+	if n > 0 {
+		err = nil
+	}
+	return n, true, err
 }
 
 func (g *guardConn) Write(p []byte) (int, error) {
