@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -260,6 +262,17 @@ func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LV
 	vm.run = r
 	L := vm.L
 	defer func() {
+		if p := recover(); p != nil {
+			// A panic escaped gopher-lua's own recovery: the interpreter's stacks may be
+			// inconsistent, so it is dropped (with the scripts compiled in it) before the
+			// dispatcher answers the error.
+			h.discard(vm)
+			L.RemoveContext()
+			cancel()
+			h.busy.end()
+			c.Client.DB = origDB
+			panic(p)
+		}
 		L.RemoveContext()
 		cancel()
 		vm.run = nil
@@ -274,7 +287,7 @@ func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LV
 		L.Push(a)
 	}
 	if err := L.PCall(len(args), 1, vm.handler); err != nil {
-		writeScriptError(c.W, err, name)
+		writeScriptError(c.W, err, name, vm.chunk)
 	} else {
 		writeLuaReply(c.W, L.Get(-1), r.resp, 0)
 	}
@@ -299,9 +312,23 @@ func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LV
 	}
 }
 
+// discard drops an interpreter that may be broken: EVAL's with its script cache, the
+// functions' one to be rebuilt from the stored libraries on next use.
+func (h *scriptHost) discard(vm *luaVM) {
+	switch {
+	case vm == h.eval:
+		h.eval = nil
+		h.scripts = map[string]*evalScript{}
+	case h.funcs != nil && vm == h.funcs.vm:
+		h.funcs = nil
+	}
+}
+
 // writeScriptError writes the reply of a script that raised an error, from the error table
 // the handler built: "<err> script: <name>, on <source>:<line>."
-func writeScriptError(w *Writer, err error, name string) {
+var stackLineRE = regexp.MustCompile(`(user_script|user_function):(\d+):`)
+
+func writeScriptError(w *Writer, err error, name, chunk string) {
 	var ae *lua.ApiError
 	if !errors.As(err, &ae) {
 		w.Error(fmt.Sprintf("ERR Error running script %s, %.100s", name, err.Error()))
@@ -309,7 +336,18 @@ func writeScriptError(w *Writer, err error, name string) {
 	}
 	t, ok := ae.Object.(*lua.LTable)
 	if !ok {
-		w.Error(fmt.Sprintf("ERR Error running script %s, %.100s", name, luaString(ae.Object)))
+		msg := luaString(ae.Object)
+		if strings.Contains(msg, "callstack overflow") {
+			// No room was left to run the error handler: report it as Lua's stack overflow.
+			src, line := chunk, 1
+			if m := stackLineRE.FindStringSubmatch(ae.StackTrace); m != nil {
+				src = m[1]
+				line, _ = strconv.Atoi(m[2])
+			}
+			w.Error(fmt.Sprintf("ERR %s:%d: stack overflow script: %s, on @%s:%d.", src, line, name, src, line))
+			return
+		}
+		w.Error(fmt.Sprintf("ERR Error running script %s, %.100s", name, msg))
 		return
 	}
 	msg := "ERR unknown error"

@@ -52,7 +52,10 @@ const (
 )
 
 func newLuaVM(h *scriptHost, chunk string) *luaVM {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, MinimizeStackMemory: true})
+	// Lua 5.1's limits: 20000 nested calls (LUAI_MAXCALLS); the value stack grows as needed
+	// (unpack and friends stop at Lua's 8000-slot C stack themselves).
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, MinimizeStackMemory: true, CallStackSize: 20000,
+		RegistrySize: 1 << 13, RegistryMaxSize: 1 << 18, RegistryGrowStep: 1 << 14})
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -66,7 +69,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	base := L.G.Global
 	g := L.NewTable()
 	for _, name := range []string{"assert", "collectgarbage", "getmetatable", "rawequal",
-		"select", "tonumber", "type", "unpack", "xpcall", "_VERSION"} {
+		"select", "tonumber", "type", "xpcall", "_VERSION"} {
 		g.RawSetString(name, base.RawGetString(name))
 	}
 	vm.readonly = L.NewFunction(func(L *lua.LState) int {
@@ -78,7 +81,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		"ipairs": vm.luaIpairs, "rawget": vm.luaRawGet, "rawset": vm.luaRawSet,
 		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
 		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
-		"pcall": luaPCall,
+		"pcall": luaPCall, "unpack": vm.luaUnpack,
 	}
 	for name, fn := range fns {
 		g.RawSetString(name, L.NewFunction(fn))
@@ -278,6 +281,27 @@ func (vm *luaVM) luaIpairs(L *lua.LState) int {
 	L.Push(t)
 	L.Push(lua.LNumber(0))
 	return 3
+}
+
+// maxUnpack is how many values unpack returns at most: Lua 5.1 fails beyond its C stack
+// (LUAI_MAXCSTACK, 8000 slots) with "too many results to unpack".
+const maxUnpack = 7990
+
+func (vm *luaVM) luaUnpack(L *lua.LState) int {
+	t := vm.see(L.CheckTable(1))
+	i := L.OptInt(2, 1)
+	e := L.OptInt(3, t.Len())
+	if i > e {
+		return 0
+	}
+	n := e - i + 1
+	if n <= 0 || n > maxUnpack {
+		L.RaiseError("too many results to unpack")
+	}
+	for ; i <= e; i++ {
+		L.Push(t.RawGetInt(i))
+	}
+	return n
 }
 
 func (vm *luaVM) luaRawGet(L *lua.LState) int {

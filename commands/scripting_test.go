@@ -272,3 +272,23 @@ func BenchmarkEvalIncr(b *testing.B) {
 		Dispatch(c, false)
 	}
 }
+
+// TestScriptStackFlood: a script that pushes more values than the interpreter's stack holds
+// gets an error, and the next scripts still run (an interpreter left inconsistent by a panic
+// that escaped gopher-lua is dropped with its script cache).
+func TestScriptStackFlood(t *testing.T) {
+	s := scriptTestStore(t)
+	cl := &Client{Proto: 2}
+	scriptRunCmd(s, cl, "SET", "k", "v")
+	sha := strings.TrimSpace(strings.Split(scriptRunCmd(s, cl, "SCRIPT", "LOAD", "return redis.call('get', 'k')"), "\r\n")[1])
+	r := scriptRunCmd(s, cl, "EVAL", "return select('#', string.byte(string.rep('x', 2000000), 1, -1))", "0")
+	if !strings.HasPrefix(r, "-ERR ") {
+		t.Errorf("flooding script answered %q", r)
+	}
+	if got := scriptRunCmd(s, cl, "EVAL", "return redis.call('get', 'k')", "0"); got != "$1\r\nv\r\n" {
+		t.Errorf("next script: %q", got)
+	}
+	if got := scriptRunCmd(s, cl, "EVALSHA", sha, "0"); got != "$1\r\nv\r\n" && !strings.HasPrefix(got, "-NOSCRIPT") {
+		t.Errorf("EVALSHA after the flood: %q", got)
+	}
+}
