@@ -109,6 +109,10 @@ func openCJSON(L *lua.LState) *lua.LTable {
 		L.Push(lua.LBool(cfg.decodeInvalid))
 		return 1
 	}))
+	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
+		L.Push(openCJSON(L)) // an instance with its own settings
+		return 1
+	}))
 	t.RawSetString("null", cjsonNull)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))

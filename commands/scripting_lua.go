@@ -109,11 +109,20 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	for _, name := range []string{"string", "table", "math", "coroutine"} {
 		g.RawSetString(name, vm.protect(base.RawGetString(name).(*lua.LTable)))
 	}
-	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		// String methods ("x"):upper() resolve through the read-only string table.
-		mt.RawSetString("__index", g.RawGetString("string"))
-		vm.real[vm.protect(mt)] = mt
-	}
+	// gopher-lua's string metatable is the string library itself; Lua's is a table of its
+	// own whose __index is the library: string methods ("x"):upper() resolve through the
+	// read-only library.
+	str := base.RawGetString("string").(*lua.LTable)
+	str.RawSetString("__index", lua.LNil)
+	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("unable to dump given function")
+		return 0
+	}))
+	strMT := L.NewTable()
+	strMT.RawSetString("__index", g.RawGetString("string"))
+	L.SetMetatable(lua.LString(""), strMT)
+	vm.protect(strMT)
+	openTableCompat(L, tbl)
 	g.RawSetString("cjson", vm.protect(openCJSON(L)))
 	g.RawSetString("cmsgpack", vm.protect(openCMsgpack(L)))
 	g.RawSetString("bit", vm.protect(openBit(L)))
@@ -139,6 +148,50 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	L.G.Global = g
 	L.Env = vm.env
 	return vm
+}
+
+// openTableCompat adds Lua 5.1's deprecated table functions that Redis keeps: foreach,
+// foreachi and setn.
+func openTableCompat(L *lua.LState, tbl *lua.LTable) {
+	each := func(ipairs bool) lua.LGFunction {
+		return func(L *lua.LState) int {
+			t := L.CheckTable(1)
+			f := L.CheckFunction(2)
+			call := func(k, v lua.LValue) bool {
+				L.Push(f)
+				L.Push(k)
+				L.Push(v)
+				L.Call(2, 1)
+				r := L.Get(-1)
+				L.Pop(1)
+				if r != lua.LNil {
+					L.Push(r)
+					return true
+				}
+				return false
+			}
+			if ipairs {
+				for i := 1; i <= t.Len(); i++ {
+					if call(lua.LNumber(i), t.RawGetInt(i)) {
+						return 1
+					}
+				}
+				return 0
+			}
+			for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+				if call(k, v) {
+					return 1
+				}
+			}
+			return 0
+		}
+	}
+	tbl.RawSetString("foreach", L.NewFunction(each(false)))
+	tbl.RawSetString("foreachi", L.NewFunction(each(true)))
+	tbl.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("'setn' is obsolete")
+		return 0
+	}))
 }
 
 // protect returns a read-only proxy of t.
