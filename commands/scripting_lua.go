@@ -118,6 +118,37 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		L.RaiseError("unable to dump given function")
 		return 0
 	}))
+	format := str.RawGetString("format").(*lua.LFunction)
+	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+		// %s and %q of a number print it as Lua does ("%.14g"), not as gopher-lua does.
+		f := L.CheckString(1)
+		arg := 2
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' {
+				continue
+			}
+			i++
+			if i < len(f) && f[i] == '%' {
+				continue
+			}
+			for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
+				i++
+			}
+			if i < len(f) && (f[i] == 's' || f[i] == 'q') {
+				if n, ok := L.Get(arg).(lua.LNumber); ok {
+					L.Replace(arg, lua.LString(luaNumberString(float64(n))))
+				}
+			}
+			arg++
+		}
+		top := L.GetTop()
+		L.Push(format)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, 1)
+		return 1
+	}))
 	strMT := L.NewTable()
 	strMT.RawSetString("__index", g.RawGetString("string"))
 	L.SetMetatable(lua.LString(""), strMT)
