@@ -752,6 +752,30 @@ type ACLUser struct {
 
 func (u *ACLUser) get() *userRules { return u.rules.Load() }
 
+// MayUseChannel reports whether u may subscribe to a channel, or (pattern) to a pattern, which
+// is compared literally with the user's channel patterns, as Redis's ACLUserCheckChannelPerm.
+func (u *ACLUser) MayUseChannel(name []byte, pattern bool) bool {
+	for _, s := range u.get().selectors {
+		if s.allChannels {
+			return true
+		}
+		for _, p := range s.channels {
+			if pattern && p == string(name) || !pattern && GlobMatch([]byte(p), name, false) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SubscriberKiller is implemented by Envs with pub/sub (the server): after ACL SETUSER changed
+// a user, it closes the connections of that user subscribed to channels or patterns it may no
+// longer use (MayUseChannel), as Redis's ACLKillPubsubClientsIfNeeded. self is the calling
+// client, closed after its reply if it is one of them.
+type SubscriberKiller interface {
+	KillRevokedSubscribers(self *Client, u *ACLUser)
+}
+
 // aclLogEntry is one ACL LOG entry.
 type aclLogEntry struct {
 	count            int64
@@ -1528,23 +1552,28 @@ func aclSetUser(c *Ctx, a *ACL) {
 		return
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	u := a.users[name]
+	existed := u != nil
 	r := newUserRules()
-	if u != nil {
+	if existed {
 		r = u.get().clone()
 	}
 	for _, op := range args {
 		if err := r.set(op); err != nil {
+			a.mu.Unlock()
 			c.W.Error(fmt.Sprintf("ERR Error in ACL SETUSER modifier '%s': %s", op, err))
 			return
 		}
 	}
-	if u == nil {
+	if !existed {
 		u = &ACLUser{Name: name, acl: a}
 		a.users[name] = u
 	}
 	u.rules.Store(r.seal())
+	a.mu.Unlock()
+	if k, ok := c.Env.(SubscriberKiller); ok && existed {
+		k.KillRevokedSubscribers(c.Client, u)
+	}
 	c.W.OK()
 }
 

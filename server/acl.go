@@ -74,3 +74,41 @@ func (s *Server) admit(conn redcon.Conn, c *client) bool {
 	c.ACLUser = s.acl.Default()
 	return true
 }
+
+// KillRevokedSubscribers closes the connections of u that are subscribed to a channel, pattern
+// or shard channel u may no longer use, after ACL SETUSER changed u (commands.SubscriberKiller),
+// as Redis's ACLKillPubsubClientsIfNeeded. The calling client is closed after its reply.
+func (s *Server) KillRevokedSubscribers(self *commands.Client, u *commands.ACLUser) {
+	var ids []int64
+	for _, ci := range s.Clients() {
+		if ci.ACLUser == u {
+			ids = append(ids, ci.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	revoked := map[int64]bool{}
+	s.mu.Lock()
+	conns := make([]*client, 0, len(ids))
+	for _, id := range ids {
+		if c := s.clients[id]; c != nil {
+			conns = append(conns, c)
+		}
+	}
+	s.mu.Unlock()
+	s.ps.mu.RLock() // subscriptions change only under it
+	for _, c := range conns {
+		for kind, names := range c.ps.subs {
+			for name := range names {
+				if !u.MayUseChannel([]byte(name), commands.SubKind(kind) == commands.SubPattern) {
+					revoked[c.ID] = true
+				}
+			}
+		}
+	}
+	s.ps.mu.RUnlock()
+	if len(revoked) > 0 {
+		s.KillClients(self, func(ci *commands.ClientInfo) bool { return revoked[ci.ID] })
+	}
+}

@@ -455,3 +455,42 @@ func TestProtectedMode(t *testing.T) {
 		aclExpect(t, aclConn(t, inst.Addr), "PONG", "PING")
 	})
 }
+
+// TestACLRevokedSubscribers checks that ACL SETUSER closes the user's subscribers whose
+// channels or patterns it no longer allows, and only those, as Redis 7.0 does.
+func TestACLRevokedSubscribers(t *testing.T) {
+	inst := testutil.StartStrata(t)
+	admin := aclConn(t, inst.Addr)
+	aclExpect(t, admin, "OK", "ACL", "SETUSER", "sub", "on", ">pw", "allkeys", "+@all", "&news.*")
+	subscriber := func(args ...string) *testutil.Conn {
+		c := aclConn(t, inst.Addr)
+		aclExpect(t, c, "OK", "AUTH", "sub", "pw")
+		if r := aclDo(t, c, args...); r.IsError() {
+			t.Fatalf("%v: %s", args, r)
+		}
+		return c
+	}
+	channel := subscriber("SUBSCRIBE", "news.1")
+	pattern := subscriber("PSUBSCRIBE", "news.*")
+	plain := aclConn(t, inst.Addr)
+	aclExpect(t, plain, "OK", "AUTH", "sub", "pw")
+	aclExpect(t, plain, "(error) "+noPermChannel, "SUBSCRIBE", "sport")
+	other := aclConn(t, inst.Addr)
+	aclDo(t, other, "SUBSCRIBE", "news.2") // the default user may use any channel
+
+	aclExpect(t, admin, "OK", "ACL", "SETUSER", "sub", "resetchannels", "&news.1")
+	if closed, _ := pattern.ExpectClosed(5 * time.Second); !closed {
+		t.Error("the pattern subscriber stays connected")
+	}
+	if closed, _ := channel.ExpectClosed(300 * time.Millisecond); closed {
+		t.Error("the subscriber of an allowed channel was closed")
+	}
+	aclExpect(t, admin, "OK", "ACL", "SETUSER", "sub", "resetchannels")
+	if closed, _ := channel.ExpectClosed(5 * time.Second); !closed {
+		t.Error("the channel subscriber stays connected")
+	}
+	aclExpect(t, plain, "PONG", "PING") // not subscribed: stays
+	if closed, _ := other.ExpectClosed(300 * time.Millisecond); closed {
+		t.Error("another user's subscriber was closed")
+	}
+}
