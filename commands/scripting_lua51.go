@@ -165,4 +165,3 @@ func luaString(v lua.LValue) string {
 	}
 	return v.String()
 }
-
