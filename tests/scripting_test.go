@@ -376,6 +376,18 @@ func TestScriptInTransaction(t *testing.T) {
 	if r := scriptDo(t, a, "EXEC"); !r.IsNil() {
 		t.Errorf("EXEC after a script changed the watched key: %s", r)
 	}
+	// A script inside another client's EXEC breaks the watch too.
+	scriptDo(t, a, "WATCH", "tx")
+	scriptDo(t, b, "MULTI")
+	scriptDo(t, b, "EVAL", "redis.call('select', 0) return redis.call('append', KEYS[1], '!')", "1", "tx")
+	if r := scriptDo(t, b, "EXEC"); r.String() != "1) (integer) 8" {
+		t.Errorf("EXEC of a script: %s", r)
+	}
+	scriptDo(t, a, "MULTI")
+	scriptDo(t, a, "GET", "tx")
+	if r := scriptDo(t, a, "EXEC"); !r.IsNil() {
+		t.Errorf("EXEC after a script in another EXEC changed the watched key: %s", r)
+	}
 }
 
 // TestFunctionsPersistAndDump: libraries survive a restart, and FUNCTION DUMP/RESTORE round
