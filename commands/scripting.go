@@ -415,7 +415,7 @@ func ScriptBusy(c *Ctx) string {
 	}
 	b := &h.busy
 	b.mu.Lock()
-	running, isEval, start, cancel := b.running, b.eval, b.start, b.cancel
+	running, isEval, start := b.running, b.eval, b.start
 	b.mu.Unlock()
 	cmd := Lookup(c.Args[0])
 	if !running || cmd == nil || !cmd.CheckArity(len(c.Args)) {
@@ -432,9 +432,13 @@ func ScriptBusy(c *Ctx) string {
 	if cmd.Name == "shutdown" {
 		for _, a := range c.Args[1:] {
 			if strings.EqualFold(string(a), "nosave") {
-				b.hard.Store(true)
-				b.killed.Store(true)
-				cancel()
+				b.mu.Lock()
+				if b.running {
+					b.hard.Store(true)
+					b.killed.Store(true)
+					b.cancel()
+				}
+				b.mu.Unlock()
 				return ""
 			}
 		}
