@@ -583,7 +583,7 @@ func cmdSetRange(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if off+int64(len(val)) > stringLimit(c) {
+	if off > stringLimit(c)-int64(len(val)) { // not off+len: that overflows for offsets near 2^63
 		c.W.Error(ErrStringTooLong)
 		return
 	}
