@@ -75,6 +75,7 @@ type ClientInfo struct {
 	LastCmd    string // last command run, "sub|cmd" for container commands
 	Flags      string // Redis's flags letters: "N" for none
 	QueryBuf   int    // bytes read but not yet parsed
+	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
 }
 
 // ServerStats is what the server counts for INFO.
@@ -92,8 +93,17 @@ type ServerStats struct {
 	NetOutput        int64
 	Rejected         int64
 	TotalErrors      int64
+	Tracking         TrackingStats
 	Commands         []CommandStat    // commands called at least once, by name
 	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)
+}
+
+// TrackingStats are INFO's client-side caching figures (CLIENT TRACKING).
+type TrackingStats struct {
+	Clients  int // clients with tracking on
+	Keys     int // keys remembered for clients in the default mode
+	Items    int // (key, client) pairs
+	Prefixes int // distinct BCAST prefixes
 }
 
 // CommandStat counts one command's calls for INFO commandstats.
@@ -129,6 +139,11 @@ type Ctx struct {
 	// while the command's keys are still locked: the server marks the clients that WATCH the
 	// keys it changed, so that no EXEC can slip in between the commit and the marking.
 	OnWrite func(c *Ctx)
+	// OnRead, when set, is called by Run for a read-only command after its handler, while the
+	// command's keys are still locked (and by EXEC and scripts for the read-only commands they
+	// run): the server remembers the keys a tracking client read (CLIENT TRACKING), so that a
+	// write of them, which must wait for the locks, cannot slip in unnoticed.
+	OnRead func(c *Ctx)
 	// KE, when set, is the server's keyspace-event state (notify.go): while notifications are
 	// on or a client watches keys, write commands record what they changed in Events.
 	KE *KeyEvents

@@ -72,6 +72,9 @@ func run(c *Ctx) {
 		}
 	}()
 	cmd.Handler(c)
+	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
+		c.OnRead(c) // while the keys are locked (see Ctx.OnRead)
+	}
 	if c.Txn == nil {
 		return
 	}

@@ -168,6 +168,9 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	} else {
 		failed = RunIn(&r.sub)
 	}
+	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
+		c.OnRead(&r.sub) // CLIENT TRACKING: the script's caller tracks what it reads
+	}
 	if r.sub.Txn != c.Txn {
 		c.Txn = r.sub.Txn // not expected: the script's transaction is exclusive
 	}

@@ -174,7 +174,7 @@ func infoClients(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kv("client_recent_max_input_buffer", "0")
 	b.kv("client_recent_max_output_buffer", "0")
 	b.kvi("blocked_clients", int64(st.BlockedClients))
-	b.kv("tracking_clients", "0")
+	b.kvi("tracking_clients", int64(st.Tracking.Clients))
 	b.kv("clients_in_timeout_table", "0")
 }
 
@@ -324,9 +324,9 @@ func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kv("pubsubshard_channels", "0")
 	b.kv("latest_fork_usec", "0")
 	b.kv("total_forks", "0")
-	b.kv("tracking_total_keys", "0")
-	b.kv("tracking_total_items", "0")
-	b.kv("tracking_total_prefixes", "0")
+	b.kvi("tracking_total_keys", int64(st.Tracking.Keys))
+	b.kvi("tracking_total_items", int64(st.Tracking.Items))
+	b.kvi("tracking_total_prefixes", int64(st.Tracking.Prefixes))
 	b.kv("unexpected_error_replies", "0")
 	b.kvi("total_error_replies", st.TotalErrors)
 	b.kvi("reclaimed_keys", reclaimed)

@@ -54,6 +54,9 @@ type Config struct {
 	TLSKeyFile     string // server private key (PEM)
 	TLSCACertFile  string // CA bundle that client certificates must chain to
 	TLSAuthClients string // yes (default): clients need a certificate; optional; no
+
+	// Client-side caching (server/tracking.go).
+	TrackingTableMaxKeys int64 // keys remembered for CLIENT TRACKING clients, default 1000000; 0 = no limit
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -103,6 +106,7 @@ func Default() *Config {
 		ProtectedMode:          "yes",
 		ACLLogMaxLen:           128,
 		TLSAuthClients:         "yes",
+		TrackingTableMaxKeys:   1000000,
 	}
 }
 
@@ -249,6 +253,9 @@ var directives = []*directive{
 	{Directive: Directive{"tls-auth-clients", "yes", "client certificates on the TLS listener: yes (required), optional (checked if sent) or no"},
 		kind: kindEnum, values: []string{"yes", "no", "optional"},
 		field: func(c *Config) any { return &c.TLSAuthClients }},
+	{Directive: Directive{"tracking-table-max-keys", "1000000", "keys remembered for CLIENT TRACKING clients; past it the server invalidates keys to forget them; 0 means no limit"},
+		kind: kindInt, min: 0, max: math.MaxInt64,
+		field: func(c *Config) any { return &c.TrackingTableMaxKeys }},
 }
 
 var byName = func() map[string]*directive {

@@ -36,6 +36,7 @@ func TestDefaults(t *testing.T) {
 		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		"protected-mode":             "yes", "aclfile": "", "acllog-max-len": "128", "tls-port": "0",
 		"tls-cert-file": "", "tls-key-file": "", "tls-ca-cert-file": "", "tls-auth-clients": "yes",
+		"tracking-table-max-keys": "1000000",
 	}
 	if len(want) != len(Directives()) {
 		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
@@ -77,7 +78,7 @@ func TestDirectivesOrder(t *testing.T) {
 		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio",
 		"notify-keyspace-events", "client-output-buffer-limit",
 		"protected-mode", "aclfile", "acllog-max-len", "tls-port", "tls-cert-file", "tls-key-file",
-		"tls-ca-cert-file", "tls-auth-clients"}
+		"tls-ca-cert-file", "tls-auth-clients", "tracking-table-max-keys"}
 	var got []string
 	for _, d := range Directives() {
 		got = append(got, d.Name)
@@ -205,6 +206,8 @@ func TestErrors(t *testing.T) {
 		{[]string{conf("tls-auth-clients sometimes\n")}, []string{"strata.conf:1:", `"tls-auth-clients"`, "optional"}},
 		{[]string{conf("tls-port 65536\n")}, []string{"strata.conf:1:", `"tls-port"`}},
 		{[]string{conf("acllog-max-len -1\n")}, []string{"strata.conf:1:", `"acllog-max-len"`}},
+		{[]string{conf("tracking-table-max-keys -1\n")}, []string{"strata.conf:1:", `"tracking-table-max-keys"`}},
+		{[]string{conf("tracking-table-max-keys 1k\n")}, []string{"strata.conf:1:", `"tracking-table-max-keys"`}},
 		{[]string{conf("leveldb-block-size 4xb\n")}, []string{"strata.conf:1:", `"leveldb-block-size"`, "not a valid size"}},
 		{[]string{conf("metrics-addr localhost\n")}, []string{"strata.conf:1:", `"metrics-addr"`}},
 		{[]string{"--port", "abc"}, []string{"command line:", `"port"`, `"abc" is not a valid integer`}},
@@ -333,6 +336,9 @@ var samples = map[string][]string{
 	"tls-key-file":     {"/etc/strata/server.key"},
 	"tls-ca-cert-file": {"/etc/strata/ca.crt"},
 	"tls-auth-clients": {"optional"},
+
+	// Client-side caching
+	"tracking-table-max-keys": {"0"},
 }
 
 func TestGetSetRoundTrip(t *testing.T) {

@@ -306,7 +306,8 @@ func (s *Server) serveReady(db int, ready [][]byte) {
 func (s *Server) runWaiter(w *waiter) ([]byte, [][]byte) {
 	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
 	wr := commands.Writer{Proto: w.proto}
-	ctx := commands.Ctx{Args: w.args, Cmd: w.cmd, Client: &cl, Store: s.store, W: &wr, Env: s}
+	ctx := commands.Ctx{Args: w.args, Cmd: w.cmd, Client: &cl, Store: s.store, W: &wr, Env: s,
+		OnWrite: s.tx.onWrite, KE: &s.ke} // the pop marks watchers and invalidates tracked keys
 	commands.Run(&ctx)
 	if ctx.Blocked || wr.Len() == 0 {
 		return nil, nil

@@ -201,6 +201,7 @@ func (s *Server) beforeCommand(c *client, args [][]byte) cmdState {
 	}
 	st.start = time.Now()
 	c.x.lastActive.Store(st.start.UnixNano())
+	s.trackBefore(c, st.cmd) // tracking.go
 	return st
 }
 
@@ -334,6 +335,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 		c.x.lastCmd = name
 	}
 	c.x.mu.Unlock()
+	s.trackAfter(c, st.cmd) // tracking.go
 }
 
 // countError adds an error reply to errorstats under its code, the first word.
@@ -386,6 +388,17 @@ func (c *client) info() commands.ClientInfo {
 	if c.x.blocked.Load() {
 		flags += "b"
 	}
+	ci.Redir = -1
+	if f := c.trk.flags.Load(); f&trkOn != 0 { // tracking.go
+		flags += "t"
+		if f&trkBroken != 0 {
+			flags += "R"
+		}
+		if f&trkBCast != 0 {
+			flags += "B"
+		}
+		ci.Redir = c.trk.redirect.Load()
+	}
 	if ci.NoEvict {
 		flags += "e"
 	}
@@ -434,6 +447,7 @@ func (s *Server) Stats() *commands.ServerStats {
 		NetOutput:        s.stats.netOut.Load(),
 		Rejected:         s.stats.rejected.Load(),
 		TotalErrors:      s.x.errTotal.Load(),
+		Tracking:         s.trackingStats(),
 	}
 	if s.ln != nil {
 		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {

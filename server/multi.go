@@ -70,6 +70,7 @@ type watchEntry struct {
 func (s *Server) initTx() {
 	s.tx.watched = map[watchKey]map[*client]int64{}
 	s.tx.onWrite = s.onWrite
+	s.initTracking() // tracking.go
 	s.ke.Flush = s.flushWatched
 	s.ke.Touch = s.touch
 	s.ke.SetClasses(notifyClasses(s.cfg))
@@ -335,16 +336,26 @@ func (s *Server) touch(db int, key []byte) {
 }
 
 // touchChanged marks the watchers of what a command changed: the keys of its events when they
-// are complete (Tracked), else every key it declares, in db.
+// are complete (Tracked), else every key it declares, in db. While clients track keys, it
+// sends them the invalidations of the same keys (tracking.go).
 func (s *Server) touchChanged(ctx *commands.Ctx, db int) {
+	var changed [][]byte
+	track := s.trk.armed.Load()
 	if ctx.Tracked {
 		for _, ev := range ctx.Events {
 			s.touch(ev.DB, ev.Key)
+			if track {
+				changed = append(changed, ev.Key)
+			}
 		}
-		return
+	} else {
+		changed = commands.TxnKeys(ctx.Cmd, ctx.Args)
+		for _, k := range changed {
+			s.touch(db, k)
+		}
 	}
-	for _, k := range commands.TxnKeys(ctx.Cmd, ctx.Args) {
-		s.touch(db, k)
+	if track && len(changed) > 0 {
+		s.invalidateKeys(ctx.Client.ID, changed)
 	}
 }
 
@@ -361,6 +372,9 @@ func (s *Server) onWrite(ctx *commands.Ctx) {
 // touchAllWatchedKeysInDb does. It runs inside the command's exclusive transaction, before the
 // command changes anything.
 func (s *Server) flushWatched(ctx *commands.Ctx, dbs []int, swap bool) {
+	if !swap && s.trk.armed.Load() {
+		s.trackFlush() // tracking.go: FLUSHDB and FLUSHALL, not SWAPDB, as in Redis 7.0
+	}
 	t := ctx.Txn
 	live := func(db int, key string) bool {
 		m, err := t.GetMetaIn(db, []byte(key))
@@ -404,6 +418,9 @@ func (s *Server) onExpire(db int, key []byte) {
 		}
 	}
 	s.tx.mu.Unlock()
+	if s.trk.armed.Load() {
+		s.invalidateKeys(0, [][]byte{key}) // tracking.go
+	}
 }
 
 // afterDispatch runs after the dispatcher ran a command on the normal path: it publishes the
@@ -484,6 +501,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		start := w.Len()
 		began := time.Now()
 		failed := commands.RunIn(&sub)
+		if q.cmd.Flags&commands.FlagReadonly != 0 {
+			s.trackRead(&sub) // tracking.go: the keys a tracking client reads in EXEC
+		}
 		parts[i] = part{start, w.Len()}
 		s.countExecCmd(q.cmd, began, failed, w.Bytes()[start:])
 		if sub.Txn != t {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/commands"
 )
@@ -49,6 +50,8 @@ type guardConn struct {
 	out []byte // bytes ready for the parser
 
 	limitState // limits.go: query and output buffer limits
+
+	wakeFor atomic.Pointer[client] // tracking.go: set once a read deadline may wake this reader
 }
 
 const (
@@ -78,6 +81,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, net.ErrClosed
 		}
 		if n, ok, err := g.readPayload(p); ok {
+			if n == 0 && g.wakeRead(err) { // tracking.go: woken to send invalidations
+				continue
+			}
 			return n, err
 		}
 		if cap(g.in) < len(p) {
@@ -89,6 +95,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			g.scan(g.in[:n])
 		}
 		if err != nil && len(g.out) == 0 {
+			if g.wakeRead(err) { // tracking.go: woken to send invalidations
+				continue
+			}
 			return 0, err
 		}
 	}

@@ -65,6 +65,7 @@ func (s *Server) ensureQueue(c *client) *outQueue {
 	q.cond = sync.NewCond(&q.mu)
 	q.proto.Store(int32(c.Proto))
 	c.ps.q = q
+	c.trk.q.Store(q) // tracking.go: invalidations from other goroutines
 	go q.run()
 	return q
 }
@@ -285,6 +286,7 @@ func (s *Server) Reset(ctx *commands.Ctx) {
 		c.tx.endMulti()
 		s.unwatchAll(c)
 		s.unsubscribeAll(c)
+		s.disableTracking(c) // tracking.go
 	}
 	cl := ctx.Client
 	cl.DB, cl.Proto, cl.Name = 0, 2, ""

@@ -45,9 +45,10 @@ type Server struct {
 	stats   stats
 	x       serverExtra // clients.go: CLIENT, CONFIG SET, INFO statistics
 
-	tx txServer           // multi.go: WATCH registry
-	ps psServer           // pubsub.go: subscriptions
-	ke commands.KeyEvents // notify classes and watch count, read by write commands
+	tx  txServer           // multi.go: WATCH registry
+	ps  psServer           // pubsub.go: subscriptions
+	trk trkServer          // tracking.go: CLIENT TRACKING
+	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
 	acl *commands.ACL // acl.go: users, requirepass, protected mode
 	tls tlsServer     // tls.go: the tls-port listener
@@ -69,6 +70,7 @@ type client struct {
 	x    clientExtra // clients.go
 	tx   txState     // multi.go: MULTI queue and watched keys
 	ps   psState     // pubsub.go: subscriptions and outbound queue
+	trk  trkState    // tracking.go: CLIENT TRACKING
 }
 
 // New opens the storage in cfg.Dir and prepares a server; Start begins listening.
@@ -246,8 +248,9 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
-	s.dropTx(c)     // multi.go
-	s.dropPubSub(c) // pubsub.go
+	s.dropTx(c)       // multi.go
+	s.dropPubSub(c)   // pubsub.go
+	s.dropTracking(c) // tracking.go
 }
 
 // largeReply is the reply size past which handle writes a reply to the socket directly and
