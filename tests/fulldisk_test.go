@@ -38,17 +38,30 @@ func mountTmpfs(t *testing.T, size string) string {
 }
 
 // TestFullDisk fills a small tmpfs holding the data directory until writes fail, and checks
-// that they fail with MISCONF, that reads and other clients keep working, that writes resume
-// by themselves once space is freed, and that no acknowledged write is lost, across a restart
-// too.
+// that they fail with MISCONF, that reads and other clients keep working, that writes resume by
+// themselves once space is freed, and that no acknowledged write is lost, across a restart too.
+// It fills the disk twice: with small values (LevelDB's journal and tables) and with large ones
+// (the value log).
+//
+// Under the race detector this test reports a race inside goleveldb: on a compaction error its
+// compaction goroutine answers a waiter that may have closed the channel already (cAuto.ack
+// recovers the resulting panic on purpose).
 func TestFullDisk(t *testing.T) {
 	t.Parallel()
-	disk := mountTmpfs(t, "24m")
-	// Ballast frees space when deleted.
-	ballast := filepath.Join(disk, "ballast")
-	if err := os.WriteFile(ballast, make([]byte, 6<<20), 0o644); err != nil {
-		t.Fatal(err)
+	disk := mountTmpfs(t, "64m")
+	// Ballast files free space when deleted. Each frees more than the database holds when it is
+	// deleted: LevelDB's compactions need room to rewrite what was written before the disk
+	// filled, and with less they take the freed space and fail again. A third file, never
+	// deleted, keeps the room small so that the disk fills quickly.
+	var ballast []string
+	for i, size := range []int{24 << 20, 12 << 20, 12 << 20} {
+		b := filepath.Join(disk, fmt.Sprintf("ballast%d", i))
+		if err := os.WriteFile(b, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ballast = append(ballast, b)
 	}
+	ballast = ballast[1:]
 	dataDir := filepath.Join(disk, "data")
 	inst := testutil.StartStrata(t, func(c *config.Config) {
 		c.Dir = dataDir
@@ -58,68 +71,75 @@ func TestFullDisk(t *testing.T) {
 	})
 	c := dial(t, inst)
 	reader := dial(t, inst)
-
-	value := strings.Repeat("v", 4000)
-	var acked []string
-	var failure string
-	for i := 0; i < 20000 && failure == ""; i++ {
-		key := fmt.Sprintf("fill:%05d", i)
-		r, err := c.Do("SET", key, value)
-		if err != nil {
-			t.Fatalf("SET %s: %v", key, err)
-		}
-		switch {
-		case r.Kind == testutil.KindSimple && r.Str == "OK":
-			acked = append(acked, key)
-		case r.IsError():
-			failure = r.Str
-		default:
-			t.Fatalf("SET %s: %s", key, r)
-		}
-	}
-	if failure == "" {
-		t.Fatalf("%d SETs of 4000 bytes fit on a 24 MiB disk", len(acked))
-	}
-	t.Logf("disk full after %d acknowledged SETs: %q", len(acked), failure)
 	const want = "MISCONF Errors writing to the disk: No space left on device"
-	if failure != want {
-		t.Errorf("first failing write answered %q, want %q", failure, want)
-	}
-	// While the disk is full: writes are refused, reads and read-only commands work.
-	mustDo(t, c, "(error) "+want, "SET", "another", "x")
-	mustDo(t, c, "(error) "+want, "INCR", "counter")
-	mustDo(t, reader, `"`+value+`"`, "GET", acked[0])
-	mustDo(t, reader, `"`+value+`"`, "GET", acked[len(acked)-1])
-	mustDo(t, reader, fmt.Sprintf("(integer) %d", len(acked)), "DBSIZE")
-	mustDo(t, reader, "PONG", "PING")
+	acked := map[string]string{}
 
-	// Free space: writes come back without a restart.
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r, err := c.Do("SET", "after", "space")
-		if err != nil {
+	for round, size := range []int{4000, 100 << 10} {
+		value := strings.Repeat(string(rune('a'+round)), size)
+		var failure, last string
+		for i := 0; i < 20000 && failure == ""; i++ {
+			key := fmt.Sprintf("fill%d:%05d", round, i)
+			r, err := c.Do("SET", key, value)
+			if err != nil {
+				t.Fatalf("SET %s: %v", key, err)
+			}
+			switch {
+			case r.Kind == testutil.KindSimple && r.Str == "OK":
+				acked[key], last = value, key
+			case r.IsError():
+				failure = r.Str
+			default:
+				t.Fatalf("SET %s: %s", key, r)
+			}
+		}
+		if failure == "" {
+			t.Fatalf("round %d: 20000 SETs of %d bytes fit on a 64 MiB disk", round, size)
+		}
+		t.Logf("round %d: disk full after %d acknowledged SETs of %d bytes: %q", round, len(acked), size, failure)
+		if failure != want {
+			t.Errorf("round %d: first failing write answered %q, want %q", round, failure, want)
+		}
+		// While the disk is full: writes are refused, reads and read-only commands work.
+		mustDo(t, c, "(error) "+want, "SET", "another", "x")
+		mustDo(t, c, "(error) "+want, "INCR", "counter")
+		mustDo(t, c, "(error) "+want, "RPUSH", "list", "x")
+		mustDo(t, reader, `"`+value+`"`, "GET", last)
+		mustDo(t, reader, fmt.Sprintf("(integer) %d", len(acked)), "DBSIZE")
+		mustDo(t, reader, "PONG", "PING")
+		mustDo(t, reader, "(integer) 1", "EXISTS", last)
+
+		// Free space: writes come back without a restart.
+		if err := os.Remove(ballast[round]); err != nil {
 			t.Fatal(err)
 		}
-		if r.Kind == testutil.KindSimple {
-			break
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			r, err := c.Do("SET", fmt.Sprintf("after%d", round), "space")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Kind == testutil.KindSimple {
+				acked[fmt.Sprintf("after%d", round)] = "space"
+				break
+			}
+			if time.Now().After(deadline) {
+				out, _ := exec.Command("sh", "-c", "df -k "+disk+"; du -ak "+disk+" | sort -n | tail -25").CombinedOutput()
+				t.Fatalf("round %d: writes still fail 30 s after space was freed: %s\n%s", round, r, out)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("writes still fail 30 s after space was freed: %s", r)
+		for i := 0; i < 20; i++ {
+			key := fmt.Sprintf("again%d:%d", round, i)
+			mustDo(t, c, "OK", "SET", key, value)
+			acked[key] = value
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for i := 0; i < 200; i++ {
-		mustDo(t, c, "OK", "SET", fmt.Sprintf("again:%d", i), value)
 	}
 	check := func(stage string) {
 		t.Helper()
-		for _, k := range acked {
+		for k, v := range acked {
 			r, err := reader.Do("GET", k)
-			if err != nil || r.Str != value {
-				t.Fatalf("%s: acknowledged %s lost: %s %v", stage, k, r, err)
+			if err != nil || r.Str != v {
+				t.Fatalf("%s: acknowledged %s lost: %.40s %v", stage, k, r, err)
 			}
 		}
 		if err := storage.CheckInvariants(inst.Server.Store()); err != nil {
@@ -130,5 +150,4 @@ func TestFullDisk(t *testing.T) {
 	inst.Restart(t)
 	reader = dial(t, inst)
 	check("after restart")
-	mustDo(t, reader, `"space"`, "GET", "after")
 }
