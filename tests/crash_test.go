@@ -657,3 +657,43 @@ func (s *syncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestJournalPreallocated checks that LevelDB's journal and manifest get their space reserved
+// when they are created (so that a full disk fails the creation of the next journal, which
+// LevelDB retries, rather than an append, which it does not recover from), without a change to
+// their size, which is what recovery reads.
+func TestJournalPreallocated(t *testing.T) {
+	dir := t.TempDir()
+	probe, err := os.Create(filepath.Join(dir, "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = syscall.Fallocate(int(probe.Fd()), 1 /* KEEP_SIZE */, 0, 4096)
+	probe.Close()
+	os.Remove(probe.Name())
+	if err != nil {
+		t.Skipf("the file system of %s cannot preallocate (%v): Strata runs without preallocation there", dir, err)
+	}
+	st, err := storage.Open(storage.Options{Dir: dir, DisableBackgrnd: true, WriteBuffer: 1 << 20,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, glob := range []string{"*.log", "MANIFEST-*"} {
+		files, _ := filepath.Glob(filepath.Join(dir, glob))
+		if len(files) == 0 {
+			t.Fatalf("no %s in %s", glob, dir)
+		}
+		sort.Strings(files)
+		fi, err := os.Stat(files[len(files)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocated := fi.Sys().(*syscall.Stat_t).Blocks * 512
+		if allocated < 2<<20 || fi.Size() > 64<<10 {
+			t.Errorf("%s: %d bytes long, %d allocated; want a short file with at least 2 MiB reserved",
+				filepath.Base(files[len(files)-1]), fi.Size(), allocated)
+		}
+	}
+}
