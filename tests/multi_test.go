@@ -448,7 +448,7 @@ func TestExecWakesBlockedClients(t *testing.T) {
 func TestWatchSeesScriptWrites(t *testing.T) {
 	probe := dial(t, testutil.StartStrata(t))
 	if r, err := probe.Do("EVAL", "return 1", "0"); err != nil || r.IsError() {
-		t.Skipf("no scripting here: %v %v", r, err)
+		t.Fatalf("EVAL: %v %v", r, err)
 	}
 	script := "redis.call('SET', KEYS[1], ARGV[1]) return 1"
 	steps := []txStep{

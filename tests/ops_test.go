@@ -26,7 +26,7 @@ type ackLog struct {
 }
 
 type ackedWrite struct {
-	key        string
+	key         string
 	sent, acked time.Time
 }
 

@@ -258,7 +258,10 @@ func TestTLSAuthClientsModes(t *testing.T) {
 func TestTLSRedisCli(t *testing.T) {
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
-		t.Skip("redis-cli not installed")
+		if os.Getenv(testutil.EnvRequireExternal) == "1" {
+			t.Fatalf("redis-cli not on PATH and %s=1", testutil.EnvRequireExternal)
+		}
+		t.Skip("redis-cli not installed; install redis-tools to run the TLS test with redis-cli")
 	}
 	if help, _ := exec.Command(cli, "--help").CombinedOutput(); !strings.Contains(string(help), "--tls") {
 		t.Skip("redis-cli was built without TLS")
