@@ -501,23 +501,19 @@ func formatLongDouble(f *big.Float) string {
 }
 
 func cmdIncrByFloat(c *Ctx) {
-	incr, ok := parseLongDouble(c.Args[2])
-	if !ok {
-		c.W.Error(ErrNotFloat)
-		return
-	}
+	// Redis checks the key's type, then the current value, then the increment.
 	m, err := c.Txn.GetMeta(c.Args[1])
 	if err != nil {
 		c.Fail(err)
 		return
 	}
+	if m != nil && m.Type != storage.TypeString {
+		c.W.Error(ErrWrongType)
+		return
+	}
 	cur := new(big.Float).SetPrec(longDoublePrec)
 	var at int64
 	if m != nil {
-		if m.Type != storage.TypeString {
-			c.W.Error(ErrWrongType)
-			return
-		}
 		raw, err := c.Txn.StringValue(m)
 		if err != nil {
 			c.Fail(err)
@@ -529,6 +525,11 @@ func cmdIncrByFloat(c *Ctx) {
 			return
 		}
 		cur, at = v, m.Expire
+	}
+	incr, ok := parseLongDouble(c.Args[2])
+	if !ok {
+		c.W.Error(ErrNotFloat)
+		return
 	}
 	if cur.IsInf() || incr.IsInf() {
 		c.W.Error(ErrIncrFloatNaN)
