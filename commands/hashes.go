@@ -305,6 +305,30 @@ func cmdHIncrByFloat(c *Ctx) {
 	c.W.BulkString(s)
 }
 
+// randomPick looks up the collection of type typ at the command's key for a random pick of
+// count l (HRANDFIELD, SRANDMEMBER): positive l asks for up to l distinct elements, negative l
+// for -l elements that may repeat. It answers an empty array itself, or an error, and then
+// returns ok false.
+func randomPick(c *Ctx, typ storage.Type, l int64) (m *storage.Meta, count uint64, distinct, ok bool) {
+	m, err := c.Txn.GetMetaOf(c.Args[1], typ)
+	if err != nil {
+		c.Fail(err)
+		return nil, 0, false, false
+	}
+	if m == nil || l == 0 {
+		c.W.Array(0)
+		return nil, 0, false, false
+	}
+	distinct = l > 0
+	count = uint64(l)
+	if !distinct {
+		count = uint64(-l)
+	} else {
+		count = min(count, m.Size)
+	}
+	return m, count, distinct, true
+}
+
 // parseRandCount parses the count of HRANDFIELD and SRANDMEMBER: any long except LONG_MIN.
 func parseRandCount(c *Ctx, i int) (int64, bool) {
 	n, ok := c.Int(i)
@@ -356,21 +380,9 @@ func cmdHRandField(c *Ctx) {
 			return
 		}
 	}
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeHash)
-	if err != nil {
-		c.Fail(err)
+	m, count, distinct, ok := randomPick(c, storage.TypeHash, l)
+	if !ok {
 		return
-	}
-	if m == nil || l == 0 {
-		c.W.Array(0)
-		return
-	}
-	distinct := l > 0
-	count := uint64(l)
-	if !distinct {
-		count = uint64(-l)
-	} else {
-		count = min(count, m.Size)
 	}
 	// RESP2 flattens field/value pairs; RESP3 nests each pair in an array of two.
 	flat := withValues && c.W.Proto != 3

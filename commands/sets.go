@@ -163,21 +163,9 @@ func cmdSRandMember(c *Ctx) {
 	if !ok {
 		return
 	}
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeSet)
-	if err != nil {
-		c.Fail(err)
+	m, count, distinct, ok := randomPick(c, storage.TypeSet, l)
+	if !ok {
 		return
-	}
-	if m == nil || l == 0 {
-		c.W.Array(0)
-		return
-	}
-	distinct := l > 0
-	count := uint64(l)
-	if !distinct {
-		count = uint64(-l)
-	} else {
-		count = min(count, m.Size)
 	}
 	replyCounted(c, int(count), c.W.Array, func() (int, error) {
 		n := 0
