@@ -152,6 +152,9 @@ type Ctx struct {
 	// Tracked reports that Events name every key the command changed; a write command without
 	// it is taken to have changed all its declared keys.
 	Tracked bool
+	// Staged, when set, is the value of a SET that the server streamed into the value log while
+	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
+	Staged *storage.StagedValue
 }
 
 // Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // Writer builds RESP replies in a buffer. Proto selects RESP2 or RESP3 encodings for the types
@@ -18,6 +19,45 @@ func (w *Writer) Bytes() []byte { return w.b }
 
 // Reset empties the buffer, keeping its memory.
 func (w *Writer) Reset() { w.b = w.b[:0] }
+
+// bigReply is the buffer size from which reply buffers are shared through bigBufs: a client
+// that reads a large value borrows a buffer that an earlier large reply left, instead of
+// allocating a new one for the garbage collector to free later, so that a series of GETs of
+// 50 MiB values holds about one such buffer rather than several.
+const bigReply = 1 << 20
+
+var bigBufs sync.Pool // *[]byte, each of cap > bigReply
+
+// grow makes room for n more bytes, borrowing a shared buffer for a large reply.
+func (w *Writer) grow(n int) {
+	need := len(w.b) + n
+	if need <= cap(w.b) {
+		return
+	}
+	if need > bigReply {
+		for range 2 {
+			p, ok := bigBufs.Get().(*[]byte)
+			if !ok {
+				break
+			}
+			if cap(*p) >= need {
+				w.b = append((*p)[:0], w.b...)
+				return
+			}
+			// Too small for this reply: left to the garbage collector.
+		}
+	}
+	w.b = slices.Grow(w.b, n)
+}
+
+// Release empties the buffer and, when it is large, gives it back for other replies.
+func (w *Writer) Release() {
+	if cap(w.b) > bigReply {
+		b := w.b[:0]
+		bigBufs.Put(&b)
+	}
+	w.b = nil
+}
 
 // Len returns the number of buffered bytes.
 func (w *Writer) Len() int { return len(w.b) }
@@ -82,7 +122,8 @@ func (w *Writer) Bulk(p []byte) {
 func (w *Writer) BulkSpace(n int) []byte {
 	w.header('$', n)
 	start := len(w.b)
-	w.b = slices.Grow(w.b, n+2)[:start+n]
+	w.grow(n + 2)
+	w.b = w.b[:start+n]
 	w.b = append(w.b, '\r', '\n')
 	return w.b[start : start+n]
 }

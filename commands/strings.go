@@ -185,7 +185,12 @@ func cmdSet(c *Ctx) {
 			return
 		}
 	}
-	if err := c.Txn.SetString(key, c.Args[2], at); err != nil {
+	if c.Staged != nil {
+		err = c.Txn.SetStaged(key, c.Staged, at)
+	} else {
+		err = c.Txn.SetString(key, c.Args[2], at)
+	}
+	if err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)
 		return

@@ -106,6 +106,7 @@ type limitState struct {
 func linkGuard(c *client) {
 	if g, ok := c.conn.NetConn().(*guardConn); ok {
 		g.owner = c
+		c.guard = g
 	}
 }
 

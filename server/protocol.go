@@ -50,6 +50,7 @@ type guardConn struct {
 	out []byte // bytes ready for the parser
 
 	limitState // limits.go: query and output buffer limits
+	stageState // stage.go: large SET values streamed into the value log
 
 	wakeFor atomic.Pointer[client] // tracking.go: set once a read deadline may wake this reader
 }
@@ -61,6 +62,7 @@ const (
 	stBulkLen        // inside "$N" header line
 	stInline         // inside an inline request
 	stPayload        // passing payload bytes
+	stStaged         // writing payload bytes to a staged value (stage.go)
 )
 
 func (g *guardConn) Read(p []byte) (int, error) {
@@ -79,6 +81,15 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		if g.failure != "" {
 			g.Conn.Write([]byte("-" + g.failure + "\r\n"))
 			return 0, net.ErrClosed
+		}
+		if ok, err := g.readStaged(); ok { // stage.go
+			if err != nil && len(g.out) == 0 {
+				if g.wakeRead(err) {
+					continue
+				}
+				return 0, err
+			}
+			continue
 		}
 		if n, ok, err := g.readPayload(p); ok {
 			if n == 0 && g.wakeRead(err) { // tracking.go: woken to send invalidations
@@ -122,6 +133,7 @@ func (g *guardConn) readPayload(p []byte) (int, bool, error) {
 	}
 	n, err := g.Conn.Read(p[:want])
 	g.srv.stats.netIn.Add(int64(n))
+	g.capture(p[:n]) // stage.go
 	g.skip -= int64(n)
 	g.reqBytes += int64(n)
 	if n > 0 {
@@ -225,6 +237,7 @@ func (g *guardConn) scan(b []byte) {
 					g.state = stCommand // an empty multibulk: Redis ignores it
 				} else {
 					g.out = append(g.out, g.hdr...)
+					g.beginRequest(n) // stage.go
 				}
 				continue
 			}
@@ -239,6 +252,9 @@ func (g *guardConn) scan(b []byte) {
 				return
 			}
 			g.skip, g.state = n+2, stPayload
+			if g.beginBulk(n) { // stage.go: a large SET value goes to the value log as it arrives
+				g.state = stStaged
+			}
 		case stBulkHdr:
 			if b[i] != '$' {
 				// The request parser answers this one with Redis's text.
@@ -256,9 +272,31 @@ func (g *guardConn) scan(b []byte) {
 				return
 			}
 			g.out = append(g.out, b[i:i+int(take)]...)
+			g.capture(b[i : i+int(take)]) // stage.go
 			g.skip -= take
 			i += int(take)
 			if g.skip == 0 {
+				g.endBulk()
+				g.args--
+				g.state = stBulkHdr
+				if g.args == 0 {
+					g.state = stCommand
+				}
+			}
+		case stStaged:
+			take := min(g.skip, int64(len(b)-i))
+			if g.qlimit > 0 && carried+int64(i-start)+take > g.qlimit {
+				g.overQuery = true
+				return
+			}
+			if data := min(take, max(g.skip-2, 0)); data > 0 {
+				g.streamInto(b[i : i+int(data)])
+			}
+			g.skip -= take
+			i += int(take)
+			if g.skip == 0 {
+				g.endStream()
+				g.endBulk()
 				g.args--
 				g.state = stBulkHdr
 				if g.args == 0 {
@@ -288,6 +326,7 @@ func (g *guardConn) inline() {
 		return
 	}
 	g.out = appendMultibulk(g.out, args)
+	g.beginRequest(int64(len(args))) // stage.go
 }
 
 func appendMultibulk(dst []byte, args [][]byte) []byte {

@@ -64,13 +64,14 @@ type stats struct {
 // client is one connection's state.
 type client struct {
 	commands.Client
-	conn redcon.Conn
-	w    commands.Writer
-	ctx  commands.Ctx
-	x    clientExtra // clients.go
-	tx   txState     // multi.go: MULTI queue and watched keys
-	ps   psState     // pubsub.go: subscriptions and outbound queue
-	trk  trkState    // tracking.go: CLIENT TRACKING
+	conn  redcon.Conn
+	guard *guardConn // the request guard of a plain or TLS connection
+	w     commands.Writer
+	ctx   commands.Ctx
+	x     clientExtra // clients.go
+	tx    txState     // multi.go: MULTI queue and watched keys
+	ps    psState     // pubsub.go: subscriptions and outbound queue
+	trk   trkState    // tracking.go: CLIENT TRACKING
 }
 
 // New opens the storage in cfg.Dir and prepares a server; Start begins listening.
@@ -248,6 +249,9 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.mu.Lock()
 	delete(s.clients, c.ID)
 	s.mu.Unlock()
+	if c.guard != nil {
+		c.guard.dropStaged() // stage.go
+	}
 	s.dropTx(c)       // multi.go
 	s.dropPubSub(c)   // pubsub.go
 	s.dropTracking(c) // tracking.go
@@ -262,6 +266,12 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
+	var staged *storage.StagedValue
+	if c.guard != nil {
+		if staged = c.guard.takeStaged(); staged != nil { // stage.go: a SET value streamed to the value log
+			defer staged.Discard() // unless SET stored it
+		}
+	}
 	if c.cutOff() { // limits.go: closed by its output buffer limit; the rest of its pipeline is dropped
 		return
 	}
@@ -270,7 +280,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
-	if msg := commands.ScriptBusy(ctx); msg != "" {
+	if staged != nil && !s.stagedArgument(c, ctx, staged) {
+		// answered: the value could not be read back
+	} else if msg := commands.ScriptBusy(ctx); msg != "" {
 		c.w.Error(msg)             // scripting.go: a script runs past busy-reply-threshold
 		c.tx.aborted = c.tx.active // multi.go: a refused command fails EXEC
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
@@ -298,13 +310,13 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		} else {
 			conn.WriteRaw(out)
 		}
-		c.w = commands.Writer{Proto: c.w.Proto}
+		c.w.Release()
 	} else {
 		conn.WriteRaw(out)
 		c.w.Reset()
 	}
 	if cap(c.w.Bytes()) > largeReply {
-		c.w = commands.Writer{Proto: c.w.Proto}
+		c.w.Release()
 	}
 	if c.Quit {
 		s.drainOutput(c) // pubsub.go

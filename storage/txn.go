@@ -39,6 +39,9 @@ type Txn struct {
 
 	overOff int // bytes of the batch already indexed in over
 
+	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
+	staged vptr     // a staged value being stored (vlog_stage.go)
+
 	lastKey   []byte // the last key read from the database, and its value
 	lastVal   []byte
 	lastFound bool
@@ -171,6 +174,11 @@ func (t *Txn) release() {
 		clear(t.over)
 	}
 	t.deltas = t.deltas[:0]
+	for i, f := range t.vpend {
+		f.pending.Add(-1) // committed or dropped: the collector may look at the file again
+		t.vpend[i] = nil
+	}
+	t.vpend = t.vpend[:0]
 	t.garbage = false
 	t.lastOK, t.lastVal = false, nil
 	t.s = nil

@@ -175,6 +175,8 @@ type vfile struct {
 	size    atomic.Int64 // bytes of complete records
 	refs    atomic.Int32 // the file table's reference plus one per user
 	removed atomic.Bool
+	pending atomic.Int32 // records whose pointer is not committed yet: the collector waits
+	writing atomic.Int32 // staged values still being written: the file is not complete
 }
 
 func (f *vfile) release() {
@@ -197,6 +199,8 @@ type valueLog struct {
 	live   map[uint32]int64 // live bytes per file, kept by writeMeta, recounted by the collector
 	pins   int              // backups and checks running: no file is deleted
 	maxNum uint32
+	bad    []vrange // incomplete staged records found by the last recovery
+	staged atomic.Int64
 
 	appendMu sync.Mutex // serializes appends
 	active   *vfile
@@ -322,19 +326,34 @@ func (l *valueLog) closeFiles() {
 	}
 }
 
-// recoverFile checks every record of f and truncates f after the last good one.
+// recoverFile checks every record of f and truncates f after the last good one. A staged
+// record that is whole but whose value does not match its trailer (a transfer cut short) is
+// skipped and remembered in l.bad, so that a pointer into it counts as lost.
 func (l *valueLog) recoverFile(f *vfile) error {
 	size := f.size.Load()
 	valid := int64(0)
 	hdr := make([]byte, vlogRecHeader)
 	buf := make([]byte, 1<<20)
+	var bad []vrange
 	for valid < size {
-		n, ok := checkRecord(f.f, valid, size, hdr, buf)
-		if !ok {
+		n, st := checkRecord(f.f, valid, size, hdr, buf)
+		if st == recTorn {
 			break
+		}
+		if st == recBad {
+			bad = append(bad, vrange{f.num, valid, valid + n})
 		}
 		valid += n
 	}
+	// Incomplete staged records at the end go with the tail.
+	for len(bad) > 0 && bad[len(bad)-1].end == valid {
+		valid = bad[len(bad)-1].start
+		bad = bad[:len(bad)-1]
+	}
+	for _, r := range bad {
+		l.s.log.Warn("value log: skipping an incomplete staged value", "file", f.path, "offset", r.start)
+	}
+	l.bad = append(l.bad, bad...)
 	if valid == size {
 		return nil
 	}
@@ -349,41 +368,71 @@ func (l *valueLog) recoverFile(f *vfile) error {
 	return nil
 }
 
+// vrange is a byte range of a value-log file.
+type vrange struct {
+	file       uint32
+	start, end int64
+}
+
+// Outcomes of checkRecord.
+const (
+	recOK   = iota
+	recBad  // a whole staged record whose value fails its trailer: garbage, the file goes on
+	recTorn // the file's valid data ends here
+)
+
 // checkRecord verifies the record at off (the file holding size bytes) and returns its length.
-func checkRecord(r io.ReaderAt, off, size int64, hdr, buf []byte) (int64, bool) {
+func checkRecord(r io.ReaderAt, off, size int64, hdr, buf []byte) (int64, int) {
 	if size-off < vlogRecHeader {
-		return 0, false
+		return 0, recTorn
 	}
 	if _, err := r.ReadAt(hdr, off); err != nil {
-		return 0, false
+		return 0, recTorn
 	}
 	keyLen := int64(binary.BigEndian.Uint32(hdr[8:]))
+	staged := keyLen&vlogStreamFlag != 0
+	keyLen &^= vlogStreamFlag
 	valLen := binary.BigEndian.Uint64(hdr[12:])
-	if keyLen > vlogMaxKey || valLen > uint64(size) || int64(valLen) > size-off-vlogRecHeader-keyLen {
-		return 0, false
+	trail := int64(0)
+	if staged {
+		trail = vlogStreamTrail
+	}
+	if keyLen > vlogMaxKey || valLen > uint64(size) || int64(valLen) > size-off-vlogRecHeader-keyLen-trail {
+		return 0, recTorn
 	}
 	key := make([]byte, keyLen)
 	if _, err := r.ReadAt(key, off+vlogRecHeader); err != nil {
-		return 0, false
+		return 0, recTorn
 	}
 	h := crc32.Update(crc32.Checksum(hdr[4:], castagnoli), castagnoli, key)
 	if h != binary.BigEndian.Uint32(hdr) {
-		return 0, false
+		return 0, recTorn
 	}
 	var crc uint32
 	pos, end := off+vlogRecHeader+keyLen, off+vlogRecHeader+keyLen+int64(valLen)
 	for pos < end {
 		chunk := buf[:min(int64(len(buf)), end-pos)]
 		if _, err := r.ReadAt(chunk, pos); err != nil {
-			return 0, false
+			return 0, recTorn
 		}
 		crc = crc32.Update(crc, castagnoli, chunk)
 		pos += int64(len(chunk))
 	}
-	if crc != binary.BigEndian.Uint32(hdr[20:]) {
-		return 0, false
+	want := binary.BigEndian.Uint32(hdr[20:])
+	if staged {
+		var t [vlogStreamTrail]byte
+		if _, err := r.ReadAt(t[:], end); err != nil {
+			return 0, recTorn
+		}
+		want = binary.BigEndian.Uint32(t[:])
 	}
-	return end - off, true
+	if crc != want {
+		if staged {
+			return end + trail - off, recBad
+		}
+		return 0, recTorn
+	}
+	return end + trail - off, recOK
 }
 
 // repairAndCount deletes the keys whose values are not in the files (lost in a crash) and
@@ -438,7 +487,7 @@ func (l *valueLog) recount() ([]vliveEntry, error) {
 			size = f.size.Load()
 			f.release()
 		}
-		if e.p.off+e.p.n > size {
+		if e.p.off+e.p.n > size || l.inBad(e.p) {
 			lost = append(lost, e)
 			continue
 		}
@@ -456,6 +505,16 @@ func (l *valueLog) recount() ([]vliveEntry, error) {
 	l.lastRecount = time.Now()
 	l.lastDBMap = dbmap
 	return lost, nil
+}
+
+// inBad reports whether p lies in a staged record that recovery found incomplete.
+func (l *valueLog) inBad(p vptr) bool {
+	for _, r := range l.bad {
+		if r.file == p.file && p.off >= r.start && p.off < r.end {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Store) dbmapString() string {
@@ -581,9 +640,11 @@ func (l *valueLog) activeFor() (*vfile, error) {
 // returns; an error fails the append.
 var vlogWriteHook func(p vptr) error
 
-// append writes a record holding value for key in phys and returns the value's pointer. With
-// appendfsync always the record is on disk when append returns.
-func (l *valueLog) append(phys uint32, key, value []byte) (vptr, error) {
+// append writes a record holding value for key in phys and returns the value's pointer and its
+// file, whose pending count it raises: the caller lowers it once the pointer is committed or
+// dropped (the collector leaves such a file alone). With appendfsync always the record is on
+// disk when append returns.
+func (l *valueLog) append(phys uint32, key, value []byte) (vptr, *vfile, error) {
 	crc := crc32.Checksum(value, castagnoli)
 	hdr := make([]byte, vlogRecHeader, vlogRecHeader+len(key))
 	binary.BigEndian.PutUint32(hdr[4:], phys)
@@ -600,7 +661,7 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, error) {
 	f, err := l.activeFor()
 	if err != nil {
 		l.appendMu.Unlock()
-		return vptr{}, err
+		return vptr{}, nil, err
 	}
 	off := f.size.Load()
 	p := vptr{file: f.num, off: off + int64(len(hdr)), n: int64(len(value)), crc: crc}
@@ -617,9 +678,24 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, error) {
 	if err != nil {
 		f.f.Truncate(off) // best effort: the next record overwrites whatever is left anyway
 		l.appendMu.Unlock()
-		return vptr{}, err
+		return vptr{}, nil, err
 	}
 	f.size.Store(off + n)
+	f.pending.Add(1)
+	l.noteAppended(f, n)
+	l.appendMu.Unlock()
+	if l.fsync == "always" {
+		if err := l.syncNow(); err != nil {
+			f.pending.Add(-1)
+			return vptr{}, nil, err
+		}
+	}
+	return p, f, nil
+}
+
+// noteAppended counts n bytes written to f for the next sync pass, and wakes the flusher
+// (everysec) once the unsynced bytes pass half the budget.
+func (l *valueLog) noteAppended(f *vfile, n int64) {
 	l.bmu.Lock()
 	l.appended += n
 	if l.dirty[f.num] == nil {
@@ -628,18 +704,9 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, error) {
 	}
 	unsynced := l.appended - l.synced
 	l.bmu.Unlock()
-	l.appendMu.Unlock()
-	switch l.fsync {
-	case "always":
-		if err := l.syncNow(); err != nil {
-			return vptr{}, err
-		}
-	case "everysec":
-		if unsynced >= vlogSyncBudget/2 {
-			l.wakeFlusher()
-		}
+	if l.fsync == "everysec" && unsynced >= vlogSyncBudget/2 {
+		l.wakeFlusher()
 	}
-	return p, nil
 }
 
 // waitBudget waits, with appendfsync everysec, until appending n bytes keeps the unsynced bytes
@@ -699,7 +766,7 @@ func (l *valueLog) syncNow() error {
 	l.bmu.Lock()
 	target := l.appended
 	l.bmu.Unlock()
-	return l.syncFiles(math.MaxUint32, target, act-1) // act 0 (no file yet): no mark to move
+	return l.syncFiles(math.MaxUint32, target, l.sealCap(act-1)) // act 0 (no file yet): no mark to move
 }
 
 // flush is the flusher's pass: it seals the active file, so that appends go on in a new file
@@ -717,7 +784,23 @@ func (l *valueLog) flush() error {
 	target := l.appended // every byte of it is in a file up to limit
 	l.bmu.Unlock()
 	l.appendMu.Unlock()
-	return l.syncFiles(limit, target, sealed)
+	return l.syncFiles(limit, target, l.sealCap(sealed))
+}
+
+// sealCap lowers a '!vsealed' candidate below the files that staged values are still being
+// written to: such a file is not complete yet, and a recovery must check it.
+func (l *valueLog) sealCap(sealed uint32) uint32 {
+	if sealed == math.MaxUint32 {
+		return sealed
+	}
+	l.mu.Lock()
+	for num, f := range l.files {
+		if num <= sealed && f.writing.Load() > 0 {
+			sealed = num - 1
+		}
+	}
+	l.mu.Unlock()
+	return sealed
 }
 
 // syncFiles fsyncs the dirty files numbered up to limit and the directory if it changed; then
@@ -926,6 +1009,9 @@ func (t *Txn) storeLarge(phys uint32, key []byte, old, m *Meta) (*Meta, error) {
 		if op, ok := vptrOf(old); ok && op == p {
 			return m, nil // the key keeps its own value (EXPIRE, PERSIST, GETEX)
 		}
+		if p == t.staged {
+			return m, nil // a staged value (vlog_stage.go): written for this key, owned by no one yet
+		}
 		v, found, err := t.get(vliveKey(p.file, p.off))
 		if err != nil {
 			return nil, err
@@ -942,10 +1028,11 @@ func (t *Txn) storeLarge(phys uint32, key []byte, old, m *Meta) (*Meta, error) {
 	default:
 		return m, nil
 	}
-	p, err := l.append(phys, key, value)
+	p, f, err := l.append(phys, key, value)
 	if err != nil {
 		return nil, err
 	}
+	t.vpend = append(t.vpend, f) // released after the commit (txn.go)
 	nm := *m
 	nm.Enc, nm.Value = EncValueLog, encodeVPtr(nil, p)
 	return &nm, nil
@@ -1025,6 +1112,7 @@ type ValueLogStats struct {
 	Files     int
 	Bytes     int64 // on disk
 	LiveBytes int64 // held by keys (estimate kept by writes, exact after a collector pass)
+	Staged    int64 // values streamed in as they arrived (vlog_stage.go), since the start
 }
 
 // ValueLogStats returns the value log's size.
@@ -1032,7 +1120,7 @@ func (s *Store) ValueLogStats() ValueLogStats {
 	l := s.vlog
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var st ValueLogStats
+	st := ValueLogStats{Staged: l.staged.Load()}
 	for num, f := range l.files {
 		st.Files++
 		st.Bytes += f.size.Load()

@@ -88,7 +88,7 @@ func (l *valueLog) candidates() []uint32 {
 	var cs []cand
 	l.mu.Lock()
 	for num, f := range l.files {
-		if num >= act {
+		if num >= act || f.pending.Load() > 0 {
 			continue
 		}
 		size := f.size.Load()
@@ -169,10 +169,11 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 			}
 			return false, err
 		}
-		np, err := l.append(e.phys, e.key, buf)
+		np, nf, err := l.append(e.phys, e.key, buf)
 		if err != nil {
 			return false, err
 		}
+		nf.pending.Add(-1) // the copy lands in the active file, which is never collected
 		moves = append(moves, vlogMove{e, np})
 		pending += e.p.n
 		if pending >= vlogMoveBatch || i == len(keep)-1 {
@@ -187,6 +188,9 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 			}
 			moves, pending = moves[:0], 0
 		}
+	}
+	if f.pending.Load() > 0 {
+		return false, nil // a pointer into the file is about to be committed: the next pass retries
 	}
 	if left, err := l.vliveEntries(num); err != nil || len(left) > 0 {
 		return false, err // renamed meanwhile, or a keyspace remapped: the next pass retries
