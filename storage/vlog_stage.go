@@ -22,6 +22,9 @@ import (
 const (
 	vlogStreamFlag  = 1 << 31
 	vlogStreamTrail = 4
+	// stageWriteback: every this many bytes of a staged value, the kernel is asked to start
+	// writing them out (unless appendfsync is no).
+	stageWriteback = 2 << 20
 )
 
 // ErrStageAborted reports a staged value whose transfer did not complete.
@@ -35,6 +38,7 @@ type StagedValue struct {
 	rec     int64 // where the record starts
 	p       vptr  // the value's pointer; p.crc is set once the value is complete
 	written int64
+	wb      int64 // bytes whose writeback was started
 	crc     uint32
 	err     error
 	done    bool // the trailer is written: the record is complete
@@ -121,6 +125,10 @@ func (v *StagedValue) Write(b []byte) (int, error) {
 	}
 	v.crc = crc32.Update(v.crc, castagnoli, b)
 	v.written += int64(len(b))
+	if l.fsync != "no" && (v.written-v.wb >= stageWriteback || v.written == v.p.n) {
+		startWriteback(v.f.f, v.p.off+v.wb, v.written-v.wb)
+		v.wb = v.written
+	}
 	l.noteAppended(v.f, int64(len(b)))
 	if v.written == v.p.n {
 		v.err = v.finish()
