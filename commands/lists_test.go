@@ -312,6 +312,13 @@ func TestListConcurrentPushPop(t *testing.T) {
 		go func() {
 			defer pw.Done()
 			for {
+				// Checked before the pop: once every push is done, an empty reply means empty.
+				stopped := false
+				select {
+				case <-stop:
+					stopped = true
+				default:
+				}
 				ctx := listRun(s, 2, false, nil, "RPOP", "q", "3")
 				if r := string(ctx.W.Bytes()); r != "*-1\r\n" {
 					for _, line := range strings.Split(r, "\r\n") {
@@ -323,10 +330,8 @@ func TestListConcurrentPushPop(t *testing.T) {
 					}
 					continue
 				}
-				select {
-				case <-stop:
+				if stopped {
 					return
-				default:
 				}
 			}
 		}()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Writer builds RESP replies in a buffer. Proto selects RESP2 or RESP3 encodings for the types
@@ -20,43 +21,64 @@ func (w *Writer) Bytes() []byte { return w.b }
 // Reset empties the buffer, keeping its memory.
 func (w *Writer) Reset() { w.b = w.b[:0] }
 
-// bigReply is the buffer size from which reply buffers are shared through bigBufs: a client
-// that reads a large value borrows a buffer that an earlier large reply left, instead of
+// bigReply is the buffer size from which a reply buffer is kept for the next large reply: a
+// client that reads a large value borrows the buffer an earlier large reply left, instead of
 // allocating a new one for the garbage collector to free later, so that a series of GETs of
-// 50 MiB values holds about one such buffer rather than several.
-const bigReply = 1 << 20
+// 50 MiB values holds one such buffer rather than several. The spare buffer is dropped after
+// bigSpareIdle without use.
+const (
+	bigReply     = 1 << 20
+	bigSpareIdle = 5 * time.Second
+)
 
-var bigBufs sync.Pool // *[]byte, each of cap > bigReply
+var bigSpare struct {
+	sync.Mutex
+	b     []byte
+	timer *time.Timer
+}
 
-// grow makes room for n more bytes, borrowing a shared buffer for a large reply.
+// grow makes room for n more bytes, borrowing the spare buffer for a large reply.
 func (w *Writer) grow(n int) {
 	need := len(w.b) + n
 	if need <= cap(w.b) {
 		return
 	}
 	if need > bigReply {
-		for range 2 {
-			p, ok := bigBufs.Get().(*[]byte)
-			if !ok {
-				break
-			}
-			if cap(*p) >= need {
-				w.b = append((*p)[:0], w.b...)
-				return
-			}
-			// Too small for this reply: left to the garbage collector.
+		bigSpare.Lock()
+		b := bigSpare.b
+		if cap(b) >= need {
+			bigSpare.b = nil
+		}
+		bigSpare.Unlock()
+		if cap(b) >= need {
+			w.b = append(b[:0], w.b...)
+			return
 		}
 	}
 	w.b = slices.Grow(w.b, n)
 }
 
-// Release empties the buffer and, when it is large, gives it back for other replies.
+// Release empties the buffer and, when it is large, keeps it for the next large reply.
 func (w *Writer) Release() {
-	if cap(w.b) > bigReply {
-		b := w.b[:0]
-		bigBufs.Put(&b)
+	if b := w.b; cap(b) > bigReply {
+		bigSpare.Lock()
+		if cap(b) > cap(bigSpare.b) {
+			bigSpare.b = b[:0]
+		}
+		if bigSpare.timer == nil {
+			bigSpare.timer = time.AfterFunc(bigSpareIdle, dropSpare)
+		} else {
+			bigSpare.timer.Reset(bigSpareIdle)
+		}
+		bigSpare.Unlock()
 	}
 	w.b = nil
+}
+
+func dropSpare() {
+	bigSpare.Lock()
+	bigSpare.b = nil
+	bigSpare.Unlock()
 }
 
 // Len returns the number of buffered bytes.

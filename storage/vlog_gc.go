@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"time"
@@ -156,11 +157,8 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 	var moves []vlogMove
 	var pending int64
 	for i, e := range keep {
-		if cap(l.gcBuf) < int(e.p.n) {
-			l.gcBuf = make([]byte, e.p.n)
-		}
-		buf := l.gcBuf[:e.p.n]
-		if err := l.read(e.p, buf); err != nil {
+		np, err := l.copyValue(e)
+		if err != nil {
 			if errors.Is(err, ErrValueLog) {
 				// The file is damaged: keep it, and every value in it, for an operator.
 				l.s.log.Error("value log: cannot move a damaged value; keeping the file",
@@ -169,11 +167,6 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 			}
 			return false, err
 		}
-		np, nf, err := l.append(e.phys, e.key, buf)
-		if err != nil {
-			return false, err
-		}
-		nf.pending.Add(-1) // the copy lands in the active file, which is never collected
 		moves = append(moves, vlogMove{e, np})
 		pending += e.p.n
 		if pending >= vlogMoveBatch || i == len(keep)-1 {
@@ -203,6 +196,52 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 		return false, err
 	}
 	return l.remove(f), nil
+}
+
+// copyValue appends a copy of e's value to the active file, a chunk at a time, and checks it
+// against e's checksum on the way (ErrValueLog when it does not match, and the copy is
+// dropped).
+func (l *valueLog) copyValue(e vliveEntry) (vptr, error) {
+	if cap(l.gcBuf) < int(min(e.p.n, vlogGCBufMax)) {
+		l.gcBuf = make([]byte, min(e.p.n, vlogGCBufMax))
+	}
+	buf := l.gcBuf[:cap(l.gcBuf)]
+	src := l.acquire(e.p.file)
+	if src == nil {
+		return vptr{}, fmt.Errorf("%w: file %s is missing", ErrValueLog, vlogFileName(e.p.file))
+	}
+	defer src.release()
+	if e.p.off+e.p.n > src.size.Load() {
+		return vptr{}, fmt.Errorf("%w: %d bytes at %d are past the end of %s", ErrValueLog, e.p.n, e.p.off, vlogFileName(e.p.file))
+	}
+	sv, err := l.stage(e.phys, e.key, e.p.n)
+	if err != nil {
+		return vptr{}, err
+	}
+	// Discard settles the file's pending count; the copy lands in a file that this pass of the
+	// collector does not look at, and the next pass comes after the pointer swaps.
+	defer sv.Discard()
+	for pos := int64(0); pos < e.p.n; {
+		chunk := buf[:min(int64(len(buf)), e.p.n-pos)]
+		if _, err := src.f.ReadAt(chunk, e.p.off+pos); err != nil {
+			return vptr{}, fmt.Errorf("%w: %s: %v", ErrValueLog, vlogFileName(e.p.file), err)
+		}
+		if _, err := sv.Write(chunk); err != nil {
+			return vptr{}, err
+		}
+		pos += int64(len(chunk))
+	}
+	if e.p.n == 0 {
+		sv.Write(nil)
+	}
+	if err := sv.Err(); err != nil {
+		return vptr{}, err
+	}
+	if sv.p.crc != e.p.crc {
+		// The copy stays as an unreferenced record: garbage.
+		return vptr{}, fmt.Errorf("%w: checksum mismatch for %d bytes at %d in %s", ErrValueLog, e.p.n, e.p.off, vlogFileName(e.p.file))
+	}
+	return sv.p, nil
 }
 
 // swap points the key of mv.e at its copy mv.np if the key still holds the old record.

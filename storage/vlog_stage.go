@@ -58,12 +58,18 @@ func (s *Store) StageValue(db int, key []byte, n int64) (*StagedValue, error) {
 	if !s.CanStage(n) || len(key) > vlogMaxKey {
 		return nil, fmt.Errorf("storage: a value of %d bytes is not staged", n)
 	}
+	l.staged.Add(1)
 	s.global.RLock()
 	phys := uint32(0)
 	if db >= 0 && db < len(s.dbmap) {
 		phys = s.dbmap[db] // the header's owner is informational: a later SELECT may change it
 	}
 	s.global.RUnlock()
+	return l.stage(phys, key, n)
+}
+
+// stage reserves room for an n-byte value of key in phys at the end of the active file.
+func (l *valueLog) stage(phys uint32, key []byte, n int64) (*StagedValue, error) {
 	hdr := make([]byte, vlogRecHeader, vlogRecHeader+len(key))
 	binary.BigEndian.PutUint32(hdr[4:], phys)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(key))|vlogStreamFlag)
@@ -93,7 +99,6 @@ func (s *Store) StageValue(db int, key []byte, n int64) (*StagedValue, error) {
 		return nil, err
 	}
 	f.size.Store(off + total)
-	l.staged.Add(1)
 	f.pending.Add(1)
 	f.writing.Add(1)
 	f.refs.Add(1)

@@ -182,3 +182,55 @@ func TestStagedValueHoldsItsFileFromTheCollector(t *testing.T) {
 	vlogExpect(t, s, 0, "k", v)
 	vlogCheck(t, s)
 }
+
+// The collector copies values a chunk at a time, checking each against its pointer's checksum:
+// a good value larger than the chunk moves intact; a damaged one keeps its file.
+func TestVLogCollectorCopiesInChunksAndKeepsDamagedFiles(t *testing.T) {
+	dir := t.TempDir()
+	o := vlogOptions(dir)
+	o.ValueLogFileSize = 4 << 20
+	s := vlogOpen(t, o)
+	defer s.Close()
+	big := vlogValue("big", 1, vlogGCBufMax*2+12345)
+	vlogSet(t, s, 0, "big", big, 0)
+	vlogSet(t, s, 0, "dead", vlogValue("dead", 1, 3<<20), 0)
+	vlogSet(t, s, 0, "dead", nil, 0) // the file is now mostly garbage
+	p0, _ := vptrOf(vlogMeta(t, s, 0, "big"))
+	s.vlog.appendMu.Lock()
+	s.vlog.rotate = true // seal the file
+	s.vlog.appendMu.Unlock()
+	vlogSet(t, s, 0, "x", vlogValue("x", 1, 2000), 0)
+	if n, err := s.CollectValueLog(); err != nil || n != 1 {
+		t.Fatalf("collector deleted %d files (%v), want 1", n, err)
+	}
+	p1, _ := vptrOf(vlogMeta(t, s, 0, "big"))
+	if p1.file == p0.file {
+		t.Fatal("the live value was not moved")
+	}
+	vlogExpect(t, s, 0, "big", big)
+	vlogCheck(t, s)
+
+	// Damage the moved value, make its file collectable, and collect: the file stays.
+	vlogSet(t, s, 0, "dead2", vlogValue("dead2", 1, 3<<20), 0)
+	vlogSet(t, s, 0, "dead2", nil, 0)
+	path := filepath.Join(dir, vlogDirName, vlogFileName(p1.file))
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte{^big[vlogGCBufMax+7]}, p1.off+vlogGCBufMax+7)
+	f.Close()
+	s.vlog.appendMu.Lock()
+	s.vlog.rotate = true
+	s.vlog.appendMu.Unlock()
+	vlogSet(t, s, 0, "y", vlogValue("y", 1, 2000), 0)
+	if _, err := s.CollectValueLog(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the file holding a damaged value was deleted: %v", err)
+	}
+	if p2, _ := vptrOf(vlogMeta(t, s, 0, "big")); p2 != p1 {
+		t.Fatal("a damaged value was moved")
+	}
+}
