@@ -39,7 +39,9 @@ var (
 	fsync      = flag.String("appendfsync", "everysec", "Strata's appendfsync")
 	gcWait     = flag.Duration("gc-wait", 3*time.Minute, "how long to wait for the collector to bring the space down")
 	ddRuns     = flag.Int("dd-runs", 5, "dd runs before and after the SETs")
-	ddEvery    = flag.Int("dd-every", 5, "also run dd after every this many SETs of the first round (0: never), so that dd and the SETs meet the same disk state")
+	ddSustain  = flag.Int("dd-sustained", 0, "also run dd this many times back to back after the test, for the disk's sustained rate and dd's own slowest/median")
+	ddKeep     = flag.Bool("dd-keep", false, "dd writes a new file each time and keeps it until the end of the run, as the SETs keep their values (on a thinly provisioned disk, writes to blocks never written before cost more)")
+	ddEvery    = flag.Int("dd-every", 0, "also run dd after every this many SETs of the first round (0: never), so that dd and the SETs meet the same disk state")
 	extraArgs  = flag.String("strata-args", "", "extra Strata arguments, space separated")
 	seed       = maphash.MakeSeed()
 )
@@ -77,6 +79,7 @@ func run() error {
 	}
 	defer os.RemoveAll(filepath.Join(dir, "strata"))
 	defer os.RemoveAll(filepath.Join(dir, "redis"))
+	defer removeKeptDD(dir)
 	r := &report{}
 	r.printf("## Environment")
 	r.printf("")
@@ -87,6 +90,7 @@ func run() error {
 	r.printf("- disk (df -h %s): %s", dir, strings.ReplaceAll(strings.TrimSpace(cmdOut("df", "-h", dir)), "\n", " | "))
 	r.printf("- strata: %s %s, appendfsync %s; redis: %s", *strataBin, *extraArgs, *fsync, strings.TrimSpace(cmdOut(*redisBin, "--version")))
 	r.printf("- workload: %d keys x %d MiB, %d GETs, %d overwrite rounds", *keys, *sizeMiB, *gets, *overwrites)
+	r.printf("- dd: %d runs before and after, after every %d SETs (0: never), %d back to back at the end; each into a new file kept to the end: %v", *ddRuns, *ddEvery, *ddSustain, *ddKeep)
 	r.printf("")
 
 	dd1, err := ddTimes(dir, *sizeMiB, *ddRuns)
@@ -237,6 +241,17 @@ func run() error {
 		midMed := median(ddMid)
 		r.printf("| dd interleaved with the SETs (after every %d), median of %d: %s | %s | | |", *ddEvery, len(ddMid), fmtDurs(ddMid), ms(midMed))
 		r.printf("| median SET / interleaved dd | %.2f | <= 1.5 | %s |", ratio(setMed, midMed), pass(ratio(setMed, midMed) <= 1.5))
+	}
+	if *ddSustain > 0 {
+		ds, err := ddTimes(dir, *sizeMiB, *ddSustain)
+		if err != nil {
+			return err
+		}
+		dm := median(ds)
+		r.printf("| dd %d times back to back: median / slowest / fastest, slowest / median | %s / %s / %s, %.2f | | |",
+			len(ds), ms(dm), ms(slices.Max(ds)), ms(slices.Min(ds)), ratio(slices.Max(ds), dm))
+		r.printf("| median SET / median of back-to-back dd | %.2f | | |", ratio(setMed, dm))
+		defer r.printf("\ndd back-to-back times in order (ms): %s", fmtDurs(ds))
 	}
 	r.printf("| Strata GET, median / slowest of %d (all checksums matched) | %s / %s | | |", len(getTimes), ms(getMed), ms(slices.Max(getTimes)))
 	r.printf("| Strata GET, time inside the command (usec_per_call) | %s | | |", getServer)
@@ -430,6 +445,10 @@ func ddTimes(dir string, mib, runs int) ([]time.Duration, error) {
 	var out []time.Duration
 	for range runs {
 		os.Remove(path)
+		if *ddKeep {
+			ddSeq++
+			path = filepath.Join(dir, fmt.Sprintf("dd-%04d.bin", ddSeq))
+		}
 		start := time.Now()
 		cmd := exec.Command("dd", "if=/dev/zero", "of="+path, "bs=1M", fmt.Sprintf("count=%d", mib), "conv=fdatasync")
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -437,7 +456,16 @@ func ddTimes(dir string, mib, runs int) ([]time.Duration, error) {
 		}
 		out = append(out, time.Since(start))
 	}
-	return out, nil
+	return out, nil // kept files are removed by removeKeptDD at the end of the run
+}
+
+var ddSeq int
+
+func removeKeptDD(dir string) {
+	kept, _ := filepath.Glob(filepath.Join(dir, "dd-*.bin"))
+	for _, p := range kept {
+		os.Remove(p)
+	}
 }
 
 type server struct {
