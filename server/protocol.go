@@ -146,6 +146,11 @@ func (g *guardConn) Write(p []byte) (int, error) {
 	if g.cut.Load() {
 		return 0, errOutputLimit // limits.go: cut off by client-output-buffer-limit
 	}
+	// What these replies acknowledge reaches the journal file first (storage/journal.go);
+	// if it cannot, the connection is closed rather than acknowledge a write the file lacks.
+	if err := g.srv.store.FlushJournal(); err != nil {
+		return 0, err
+	}
 	g.srv.stats.netOut.Add(int64(len(p)))
 	if g.cl != nil && g.cl.ps.q == nil {
 		return g.writeNormal(p) // limits.go: a normal client with an output buffer limit

@@ -423,6 +423,7 @@ type recoveringStorage struct {
 	dropped     atomic.Int64
 	lastErrLog  atomic.Int64 // unix nanoseconds of the last LevelDB error passed on
 	noPrealloc  atomic.Bool
+	journal     atomic.Pointer[bufJournal] // the journal LevelDB writes to (journal.go)
 }
 
 func (r *recoveringStorage) Log(str string) {
@@ -441,7 +442,27 @@ func (r *recoveringStorage) Log(str string) {
 	}
 }
 
+// Create creates a file for LevelDB; a journal's writes are buffered (journal.go).
 func (r *recoveringStorage) Create(fd lstorage.FileDesc) (lstorage.Writer, error) {
+	w, err := r.create(fd)
+	if err != nil || fd.Type != lstorage.TypeJournal {
+		return w, err
+	}
+	// LevelDB switches journals under its write lock: the old one's records are written before
+	// the new one becomes the one that replies wait for.
+	if prev := r.journal.Load(); prev != nil {
+		if err := prev.flush(); err != nil {
+			w.Close()
+			r.Storage.Remove(fd)
+			return nil, err
+		}
+	}
+	j := &bufJournal{w: w}
+	r.journal.Store(j)
+	return j, nil
+}
+
+func (r *recoveringStorage) create(fd lstorage.FileDesc) (lstorage.Writer, error) {
 	w, err := r.Storage.Create(fd)
 	if err != nil || r.noPrealloc.Load() {
 		return w, err
