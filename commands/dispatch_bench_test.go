@@ -64,3 +64,44 @@ func BenchmarkDispatchGET(b *testing.B) {
 		run(cmd, keys[i&1023])
 	}
 }
+
+// BenchmarkDispatchMSET measures redis-benchmark's MSET: ten pairs, all on one key.
+func BenchmarkDispatchMSET(b *testing.B) {
+	_, run := benchCtx(b)
+	args := [][]byte{[]byte("MSET")}
+	for range 10 {
+		args = append(args, []byte("key:__rand_int__"), []byte("xxx"))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(args...)
+	}
+}
+
+// BenchmarkDispatchLPUSHLPOP measures an LPUSH and an LPOP of one list.
+func BenchmarkDispatchLPUSHLPOP(b *testing.B) {
+	_, run := benchCtx(b)
+	push, pop, key, val := []byte("LPUSH"), []byte("LPOP"), []byte("mylist"), []byte("xxx")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(push, key, val)
+		run(pop, key)
+	}
+}
+
+// BenchmarkDispatchLRANGE100 measures LRANGE mylist 0 99 on a list of 600 elements.
+func BenchmarkDispatchLRANGE100(b *testing.B) {
+	_, run := benchCtx(b)
+	key := []byte("mylist")
+	for range 600 {
+		run([]byte("LPUSH"), key, []byte("xxx"))
+	}
+	cmd, from, to := []byte("LRANGE"), []byte("0"), []byte("99")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(cmd, key, from, to)
+	}
+}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/big"
@@ -355,7 +356,17 @@ func cmdMSet(c *Ctx) {
 			}
 		}
 	}
+	var last map[string]int // key -> its last pair, for long argument lists
+	if len(c.Args) > 33 {
+		last = make(map[string]int, len(c.Args)/2)
+		for i := 1; i < len(c.Args); i += 2 {
+			last[string(c.Args[i])] = i
+		}
+	}
 	for i := 1; i < len(c.Args); i += 2 {
+		if setLater(c.Args, i, last) {
+			continue // a later pair sets the same key: only the last value is stored
+		}
 		if err := c.Txn.SetString(c.Args[i], c.Args[i+1], 0); err != nil {
 			c.Fail(err)
 			return
@@ -366,6 +377,20 @@ func cmdMSet(c *Ctx) {
 	} else {
 		c.W.OK()
 	}
+}
+
+// setLater reports whether a pair after pair i of MSET names the same key; last, when set,
+// maps each key to its last pair.
+func setLater(args [][]byte, i int, last map[string]int) bool {
+	if last != nil {
+		return last[string(args[i])] != i
+	}
+	for j := i + 2; j < len(args); j += 2 {
+		if bytes.Equal(args[j], args[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func cmdAppend(c *Ctx) {
