@@ -708,3 +708,11 @@ func checkCronFields(v string) error {
 	}
 	return nil
 }
+
+// MemoryTarget returns the soft limit for the Go heap that a server with cfg runs under: the
+// block cache, two memtables (the active one and the one being flushed) and the key cache,
+// which are live data, plus 128 MB for connections, replies and the runtime.
+func MemoryTarget(cfg *Config) int64 {
+	return cfg.LevelDBBlockCacheSize + 2*int64(cfg.LevelDBWriteBufferSize) + cfg.KeyCacheSize + 128*mb
+}
+

@@ -493,3 +493,16 @@ func TestNotifyAndOutputLimits(t *testing.T) {
 		t.Errorf("default pubsub limit %+v", l)
 	}
 }
+
+func TestMemoryTargetFollowsTheCaches(t *testing.T) {
+	c := Default()
+	base := MemoryTarget(c)
+	if want := int64(256+2*64+64+128) << 20; base != want {
+		t.Fatalf("default memory target %d, want %d", base, want)
+	}
+	c.LevelDBBlockCacheSize = 32 << 20
+	c.KeyCacheSize = 0
+	if got := MemoryTarget(c); got != base-(224+64)<<20 {
+		t.Fatalf("memory target %d after shrinking the caches", got)
+	}
+}

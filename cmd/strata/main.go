@@ -42,6 +42,7 @@ func main() {
 	defer closeLog()
 	slog.SetDefault(logger)
 
+	setMemoryLimit(cfg, logger) // tools.go
 	srv, err := server.New(cfg, logger)
 	if err == nil && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "--") {
 		// CONFIG REWRITE writes back to the file the server was started with.

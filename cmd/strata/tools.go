@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/storage"
@@ -72,3 +73,16 @@ func fail(err error) {
 		os.Exit(1)
 	}
 }
+
+// setMemoryLimit gives the Go runtime a soft memory limit derived from the configured caches,
+// unless GOMEMLIMIT is set: the block cache, two memtables and the key cache are live heap, and
+// without a limit the collector lets the heap grow to twice the live size before it runs.
+func setMemoryLimit(cfg *config.Config, logger *slog.Logger) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := config.MemoryTarget(cfg)
+	debug.SetMemoryLimit(limit)
+	logger.Debug("go memory limit", "bytes", limit)
+}
+
