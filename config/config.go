@@ -40,6 +40,8 @@ type Config struct {
 	CompactCron            string   // five-field cron schedule for a full compaction, default "" (off)
 	MetricsPprof           string   // "yes" serves /debug/pprof on the metrics listener, default "no"
 	BusyReplyThreshold     int      // "busy-reply-threshold" (alias "lua-time-limit"), ms a script runs before BUSY, default 5000; 0 never
+	AppendOnly             string   // always "yes", for Redis tools that ask
+	Save                   string   // always "", for Redis tools that ask
 	LargeValueThreshold    int64    // strings of at least this many bytes go to the value log, default 64kb; 0 never
 	ValueLogGCRatio        string   // garbage share (0 < r <= 1) at which a value-log file is collected, default "0.5"
 	NotifyKeyspaceEvents   string   // keyspace-notification classes as Redis prints them ("AKE"), default "" (off)
@@ -99,6 +101,7 @@ func Default() *Config {
 		CompactCron:            "",
 		MetricsPprof:           "no",
 		BusyReplyThreshold:     5000,
+		AppendOnly:             "yes",
 		LargeValueThreshold:    64 * kb,
 		ValueLogGCRatio:        "0.5",
 		NotifyKeyspaceEvents:   "",
@@ -178,6 +181,17 @@ var directives = []*directive{
 	{Directive: Directive{"appendfsync", "everysec", "when to fsync writes: always, everysec or no"},
 		kind: kindEnum, values: []string{"always", "everysec", "no"},
 		field: func(c *Config) any { return &c.AppendFsync }},
+	{Directive: Directive{"appendonly", "yes", "always yes: every write goes to the journal, synced as appendfsync says (answered for Redis tools)"},
+		kind: kindEnum, values: []string{"yes"},
+		field: func(c *Config) any { return &c.AppendOnly }},
+	{Directive: Directive{"save", "", `Redis's snapshot schedule: always "" (no scheduled snapshots; BGSAVE and SAVE take one)`},
+		kind: kindString, check: func(s string) error {
+			if s != "" {
+				return fmt.Errorf("Strata takes no scheduled snapshots; only \"\" is accepted (BGSAVE takes one)")
+			}
+			return nil
+		},
+		field: func(c *Config) any { return &c.Save }},
 	{Directive: Directive{"metrics-addr", "127.0.0.1:9121", "host:port of the metrics HTTP endpoint; empty disables it"},
 		kind: kindString, check: checkHostPort,
 		field: func(c *Config) any { return &c.MetricsAddr }},
@@ -715,4 +729,3 @@ func checkCronFields(v string) error {
 func MemoryTarget(cfg *Config) int64 {
 	return cfg.LevelDBBlockCacheSize + 2*int64(cfg.LevelDBWriteBufferSize) + cfg.KeyCacheSize + 128*mb
 }
-
