@@ -26,7 +26,7 @@ func TestDefaults(t *testing.T) {
 		"bind": "127.0.0.1", "port": "6380", "dir": "./data", "databases": "16",
 		"loglevel": "notice", "logfile": "", "requirepass": "", "maxclients": "10000",
 		"timeout": "0", "tcp-keepalive": "300", "proto-max-bulk-len": "536870912",
-		"client-query-buffer-limit": "1073741824", "appendfsync": "everysec",
+		"client-query-buffer-limit": "1073741824", "appendfsync": "everysec", "appendonly": "yes", "save": "",
 		"metrics-addr": "127.0.0.1:9121", "leveldb-block-size": "4096",
 		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
 		"leveldb-compression": "snappy", "leveldb-max-open-files": "1000",
@@ -72,7 +72,7 @@ func TestDefaults(t *testing.T) {
 func TestDirectivesOrder(t *testing.T) {
 	want := []string{"bind", "port", "dir", "databases", "loglevel", "logfile", "requirepass",
 		"maxclients", "timeout", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit",
-		"appendfsync", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
+		"appendfsync", "appendonly", "save", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
 		"leveldb-bloom-bits", "hz", "key-cache-size", "backup-dir", "compact-cron", "metrics-pprof",
 		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio",
@@ -307,6 +307,8 @@ var samples = map[string][]string{
 	"proto-max-bulk-len":        {"2mb"},
 	"client-query-buffer-limit": {"2gb"},
 	"appendfsync":               {"always"},
+	"appendonly":                {"yes"},
+	"save":                      {""},
 	"metrics-addr":              {"[::1]:9000"},
 	"leveldb-block-size":        {"16kb"},
 	"leveldb-write-buffer-size": {"4mb"},
@@ -341,6 +343,9 @@ var samples = map[string][]string{
 	"tracking-table-max-keys": {"0"},
 }
 
+// fixedDirectives take a single value (appendonly, save): Redis tools read them.
+var fixedDirectives = map[string]bool{"appendonly": true, "save": true}
+
 func TestGetSetRoundTrip(t *testing.T) {
 	for _, d := range Directives() {
 		args, ok := samples[d.Name]
@@ -355,7 +360,12 @@ func TestGetSetRoundTrip(t *testing.T) {
 			continue
 		}
 		got, ok := c.Get(strings.ToUpper(d.Name))
-		if !ok || got == before {
+		if fixedDirectives[d.Name] {
+			// Answered for Redis tools, with one value: any other is refused.
+			if err := c.Set(d.Name, []string{"no"}); err == nil {
+				t.Errorf("Set(%q, no) accepted", d.Name)
+			}
+		} else if !ok || got == before {
 			t.Errorf("Get(%q) = %q, %v after Set; still the default %q", d.Name, got, ok, before)
 		}
 		// CONFIG SET with the CONFIG GET text gives back the same config.
