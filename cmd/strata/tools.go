@@ -85,4 +85,3 @@ func setMemoryLimit(cfg *config.Config, logger *slog.Logger) {
 	debug.SetMemoryLimit(limit)
 	logger.Debug("go memory limit", "bytes", limit)
 }
-
