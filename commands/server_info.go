@@ -278,10 +278,15 @@ func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("rdb_last_bgsave_time_sec", dur)
 	b.kv("rdb_current_bgsave_time_sec", "-1")
 	b.kvi("backup_last_size", bi.Size)
-	b.kv("aof_enabled", "0")
+	// Every write goes to the journal (CONFIG GET appendonly answers yes); it needs no rewrite.
+	writeStatus := "ok"
+	if c.Store.WriteError() != nil {
+		writeStatus = "err"
+	}
+	b.kv("aof_enabled", "1")
 	b.kv("aof_rewrite_in_progress", "0")
 	b.kv("aof_rewrite_scheduled", "0")
-	b.kv("aof_last_write_status", "ok")
+	b.kv("aof_last_write_status", writeStatus)
 	b.kv("appendfsync", c.Env.Config().AppendFsync)
 }
 
