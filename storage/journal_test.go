@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// copyFiles copies the files of dir into a new directory, as a process crash would leave them
+// (no close, no sync).
+func copyFiles(t *testing.T, dir string) string {
+	t.Helper()
+	out := t.TempDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || e.Name() == "LOCK" {
+			continue
+		}
+		src, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := os.Create(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+		dst.Close()
+	}
+	return out
+}
+
+// A commit's journal record stays in memory until FlushJournal (the server calls it before it
+// sends replies); after it, a crash of the process keeps the write.
+func TestJournalRecordsReachTheFileWhenFlushed(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, DisableBackgrnd: true, Fsync: "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	j := s.disk.stor.journal.Load()
+	if j == nil {
+		t.Fatal("no buffered journal")
+	}
+	write(t, s, 0, "k", func(tx *Txn) error { return tx.SetString([]byte("k"), []byte("v1"), 0) })
+	if j.appended.Load() == 0 || j.flushed.Load() == j.appended.Load() {
+		t.Fatalf("appended %d, flushed %d: the record went to the file at once", j.appended.Load(), j.flushed.Load())
+	}
+	if err := s.FlushJournal(); err != nil {
+		t.Fatal(err)
+	}
+	if j.flushed.Load() != j.appended.Load() {
+		t.Fatalf("appended %d, flushed %d after FlushJournal", j.appended.Load(), j.flushed.Load())
+	}
+	write(t, s, 0, "k", func(tx *Txn) error { return tx.SetString([]byte("k"), []byte("v2"), 0) })
+
+	// A crash now: the copy has the flushed write, not the later one.
+	crashed := copyFiles(t, dir)
+	c, err := Open(Options{Dir: crashed, DisableBackgrnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := getString(t, c, 0, "k"); !ok || v != "v1" {
+		t.Fatalf("after the crash: %q %v, want the flushed v1", v, ok)
+	}
+	c.Close()
+	if err := s.FlushJournal(); err != nil {
+		t.Fatal(err)
+	}
+	crashed = copyFiles(t, dir)
+	c, err = Open(Options{Dir: crashed, DisableBackgrnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if v, ok := getString(t, c, 0, "k"); !ok || v != "v2" {
+		t.Fatalf("after the second flush and crash: %q %v, want v2", v, ok)
+	}
+}
