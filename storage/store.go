@@ -126,6 +126,11 @@ func Open(o Options) (*Store, error) {
 		WriteBuffer:            o.WriteBuffer,
 		BlockCacheCapacity:     int(o.BlockCache),
 		OpenFilesCacheCapacity: o.MaxOpenFiles,
+		// LevelDB's write merging hands each commit to the lock holder through channels; it
+		// pays for itself only when commits wait on a journal fsync (appendfsync always,
+		// where concurrent commits then share one). Otherwise the journal write is a copy
+		// into memory (journal.go) and the lock is held briefly: each commit takes it itself.
+		NoWriteMerge: o.Fsync != "always",
 	}
 	if o.Compression == "none" {
 		lo.Compression = opt.NoCompression
