@@ -276,16 +276,17 @@ func cmdGetDel(c *Ctx) {
 }
 
 func cmdGetEx(c *Ctx) {
+	// As Redis: the options' syntax first, then the key (null if missing, WRONGTYPE), and only
+	// then the expiry value (the last one given).
 	var exp expireOpt
+	var value []byte
 	for i := 2; i < len(c.Args); i++ {
 		opt := strings.ToLower(c.Arg(i))
-		if matched, ok := exp.parseUnit(c, opt, &i); matched {
-			if !ok {
-				return
-			}
-			continue
-		}
 		switch {
+		case (opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && exp.accepts(opt) && i+1 < len(c.Args):
+			exp.unit = opt
+			i++
+			value = c.Args[i]
 		case opt == "persist" && exp.accepts(opt):
 			exp.persist, exp.unit = true, opt
 		default:
@@ -305,6 +306,12 @@ func cmdGetEx(c *Ctx) {
 	if m.Type != storage.TypeString {
 		c.W.Error(ErrWrongType)
 		return
+	}
+	if value != nil {
+		var ok bool
+		if exp.at, ok = parseExpireArg(c, exp.unit, value); !ok {
+			return
+		}
 	}
 	start := c.W.Len()
 	if err := replyString(c, m); err != nil {
