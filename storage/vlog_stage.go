@@ -87,10 +87,7 @@ func (l *valueLog) stage(phys uint32, key []byte, n int64) (*StagedValue, error)
 	off := f.size.Load()
 	// The file is extended to the record's end at once, so that appends after it, backups and
 	// recovery all see its whole extent (unwritten bytes read as zeros).
-	if err == nil {
-		_, err = f.f.WriteAt(hdr, off)
-	}
-	if err == nil {
+	if _, err = f.f.WriteAt(hdr, off); err == nil {
 		err = f.f.Truncate(off + total)
 	}
 	if err != nil {

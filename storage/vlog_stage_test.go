@@ -21,6 +21,15 @@ func stage(t testing.TB, s *Store, db int, k string, v []byte, chunk, upTo int) 
 	return sv
 }
 
+// stageStore opens a store for the value-log tests with files of fileSize bytes.
+func stageStore(t *testing.T, fileSize int64) (string, Options, *Store) {
+	t.Helper()
+	dir := t.TempDir()
+	o := vlogOptions(dir)
+	o.ValueLogFileSize = fileSize
+	return dir, o, vlogOpen(t, o)
+}
+
 func TestStagedValueIsStoredAndRead(t *testing.T) {
 	for _, fsync := range []string{"always", "everysec", "no"} {
 		t.Run(fsync, func(t *testing.T) {
@@ -83,10 +92,7 @@ func TestStagedValueRefusesMisuse(t *testing.T) {
 }
 
 func TestStagedValueDiscardLeavesGarbageOrNothing(t *testing.T) {
-	dir := t.TempDir()
-	o := vlogOptions(dir)
-	o.ValueLogFileSize = 1 << 20
-	s := vlogOpen(t, o)
+	_, _, s := stageStore(t, 1<<20)
 	defer s.Close()
 	// At the file's tail, a dropped value is cut off.
 	v := vlogValue("a", 1, 20000)
@@ -117,10 +123,7 @@ func TestStagedValueDiscardLeavesGarbageOrNothing(t *testing.T) {
 // A crash during a transfer leaves a staged record with a bad trailer: in the middle of a file
 // recovery skips it and keeps the records after it; at the tail it is cut off.
 func TestStagedValueCutByACrash(t *testing.T) {
-	dir := t.TempDir()
-	o := vlogOptions(dir)
-	o.ValueLogFileSize = 1 << 20
-	s := vlogOpen(t, o)
+	dir, o, s := stageStore(t, 1<<20)
 	a, b := vlogValue("a", 1, 30000), vlogValue("b", 1, 8000)
 	svA := stage(t, s, 0, "a", a, 4096, 12000) // cut short
 	vlogSet(t, s, 0, "b", b, 0)                // lands after a's reserved extent
@@ -155,10 +158,7 @@ func TestStagedValueCutByACrash(t *testing.T) {
 
 // The collector leaves alone a file holding a value whose pointer is not committed yet.
 func TestStagedValueHoldsItsFileFromTheCollector(t *testing.T) {
-	dir := t.TempDir()
-	o := vlogOptions(dir)
-	o.ValueLogFileSize = 16 << 10
-	s := vlogOpen(t, o)
+	_, _, s := stageStore(t, 16<<10)
 	defer s.Close()
 	v := vlogValue("k", 1, 20000)
 	sv := stage(t, s, 0, "k", v, 20000, len(v))
@@ -186,10 +186,7 @@ func TestStagedValueHoldsItsFileFromTheCollector(t *testing.T) {
 // The collector copies values a chunk at a time, checking each against its pointer's checksum:
 // a good value larger than the chunk moves intact; a damaged one keeps its file.
 func TestVLogCollectorCopiesInChunksAndKeepsDamagedFiles(t *testing.T) {
-	dir := t.TempDir()
-	o := vlogOptions(dir)
-	o.ValueLogFileSize = 4 << 20
-	s := vlogOpen(t, o)
+	dir, _, s := stageStore(t, 4<<20)
 	defer s.Close()
 	big := vlogValue("big", 1, vlogGCBufMax*2+12345)
 	vlogSet(t, s, 0, "big", big, 0)
