@@ -121,6 +121,9 @@ type Ctx struct {
 	Txn    *storage.Txn // nil for commands without keys or with FlagExclusive until they begin one
 	W      *Writer
 	Env    Env
+	// Now, when set, is the command's start in Unix milliseconds, read by the server; the
+	// command's transaction judges expiry against it rather than read the clock again.
+	Now int64
 
 	// Block, when a handler sets it, asks the dispatcher to block the client on these keys.
 	BlockKeys    [][]byte

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 )
 
 // Dispatch runs one client command through the gates in Redis's order (unknown command, arity,
@@ -57,7 +58,11 @@ func run(c *Ctx) {
 	case cmd.Flags&FlagExclusive != 0:
 		c.Txn = c.Store.BeginExclusive(c.Client.DB)
 	case cmd.FirstKey > 0 || cmd.Keys != nil:
-		c.Txn = c.Store.Begin(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0)
+		now := c.Now
+		if now == 0 {
+			now = time.Now().UnixMilli()
+		}
+		c.Txn = c.Store.BeginAt(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0, now)
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -181,6 +181,7 @@ func connFD(nc net.Conn) int {
 type cmdState struct {
 	cmd   *commands.Command
 	start time.Time
+	dur   time.Duration // set when the command has run
 }
 
 // mayReplicate lists commands without the write flag that CLIENT PAUSE WRITE still holds,
@@ -303,7 +304,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 				cs.rejected.Add(1)
 			} else {
 				cs.calls.Add(1)
-				cs.usec.Add(time.Since(st.start).Microseconds())
+				cs.usec.Add(st.dur.Microseconds())
 				if isErr {
 					cs.failed.Add(1)
 				}

@@ -280,6 +280,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
+	ctx.Now = st.start.UnixMilli()
 	if staged != nil && !s.stagedArgument(c, ctx, staged) {
 		// answered: the value could not be read back
 	} else if msg := commands.ScriptBusy(ctx); msg != "" {
@@ -289,8 +290,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
 	}
+	st.dur = time.Since(st.start)
 	if ctx.Cmd != nil {
-		s.metrics.observe(ctx.Cmd, time.Since(st.start))
+		s.metrics.observe(ctx.Cmd, st.dur)
 	}
 	s.stats.commandsProcessed.Add(1)
 	s.afterCommand(c, st)

@@ -64,11 +64,17 @@ var txnPool = sync.Pool{New: func() any { return new(Txn) }}
 
 // Begin starts a transaction on logical database db that locks keys, for writing when write is set.
 func (s *Store) Begin(db int, keys [][]byte, write bool) *Txn {
+	return s.BeginAt(db, keys, write, time.Now().UnixMilli())
+}
+
+// BeginAt is Begin for a command that has read the clock already: now (Unix milliseconds) is
+// the time against which the transaction judges expiry.
+func (s *Store) BeginAt(db int, keys [][]byte, write bool, now int64) *Txn {
 	s.global.RLock()
 	t := txnPool.Get().(*Txn)
 	t.s, t.db, t.write, t.exclusive = s, db, write, false
 	t.phys = s.dbmap[db]
-	t.now = time.Now().UnixMilli()
+	t.now = now
 	t.stripes = t.stripes[:0]
 	for _, k := range keys {
 		t.stripes = append(t.stripes, stripeOf(t.phys, k))
