@@ -12,13 +12,19 @@ import (
 // Strata's layers above it: one Put per operation (a journal record and a memtable insert),
 // as each SET commits. They bound what any command that writes can reach.
 
-func benchRawPut(b *testing.B, key func(i int) []byte) {
+// rawDB opens a LevelDB with Strata's default write buffer and block cache, closed when b ends.
+func rawDB(b *testing.B) *leveldb.DB {
 	db, err := leveldb.OpenFile(b.TempDir(), &opt.Options{WriteBuffer: 64 << 20, NoWriteMerge: true,
 		BlockCacheCapacity: 256 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+func benchRawPut(b *testing.B, key func(i int) []byte) {
+	db := rawDB(b)
 	val := []byte("xxx")
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -47,12 +53,7 @@ func BenchmarkRawLevelDBPutRandom(b *testing.B) {
 // BenchmarkRawLevelDBGet reads one key that was written many times, as redis-benchmark's GET
 // does after its SET test.
 func BenchmarkRawLevelDBGet(b *testing.B) {
-	db, err := leveldb.OpenFile(b.TempDir(), &opt.Options{WriteBuffer: 64 << 20, NoWriteMerge: true,
-		BlockCacheCapacity: 256 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(b)
 	k, val := []byte("key:__rand_int__"), []byte("xxx")
 	for range 200000 {
 		if err := db.Put(k, val, nil); err != nil {
@@ -71,12 +72,7 @@ func BenchmarkRawLevelDBGet(b *testing.B) {
 // BenchmarkRawLevelDBRange100 reads 100 consecutive records with an iterator, the records
 // LRANGE 0 99 reads from a list of 600 elements.
 func BenchmarkRawLevelDBRange100(b *testing.B) {
-	db, err := leveldb.OpenFile(b.TempDir(), &opt.Options{WriteBuffer: 64 << 20, NoWriteMerge: true,
-		BlockCacheCapacity: 256 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(b)
 	for i := range 600 {
 		if err := db.Put([]byte(fmt.Sprintf("l:mylist:%08d", i)), []byte("xxx"), nil); err != nil {
 			b.Fatal(err)
