@@ -7,6 +7,9 @@ import (
 	"github.com/strata-db/strata/commands"
 )
 
+// outBufKeep is the largest buffer of bytes for the parser that a connection keeps between reads.
+const outBufKeep = 64 << 10
+
 // Protocol limits that Redis applies while reading a request.
 const (
 	inlineMax        = 64 * 1024 // PROTO_INLINE_MAX_SIZE
@@ -46,8 +49,9 @@ type guardConn struct {
 	hdr     []byte // the current multibulk's header bytes, held until its count is known
 	failure string
 
-	in  []byte // raw bytes read from the socket
-	out []byte // bytes ready for the parser
+	in     []byte // raw bytes read from the socket
+	out    []byte // bytes ready for the parser
+	outBuf []byte // out's buffer, empty, reused once out is passed on
 
 	limitState // limits.go: query and output buffer limits
 	stageState // stage.go: large SET values streamed into the value log
@@ -66,6 +70,7 @@ const (
 )
 
 func (g *guardConn) Read(p []byte) (int, error) {
+	fresh := len(g.out) == 0 // what the loop scans starts g.out's buffer
 	for len(g.out) == 0 {
 		if len(g.held) > 0 {
 			// The commands before the held request have run: scan it now that the
@@ -112,10 +117,17 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if fresh {
+		// The buffer is kept for the next requests unless a large request grew it.
+		g.outBuf = nil
+		if cap(g.out) <= outBufKeep {
+			g.outBuf = g.out[:0]
+		}
+	}
 	n := copy(p, g.out)
 	g.out = g.out[n:]
 	if len(g.out) == 0 {
-		g.out = g.out[:0:0]
+		g.out = g.outBuf
 	}
 	return n, nil
 }
