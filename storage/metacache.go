@@ -8,8 +8,8 @@ import (
 
 // metaCache keeps recently used metadata records (and the knowledge that a key is absent) in
 // memory, so that reading a hot key's metadata costs a map lookup instead of a LevelDB read.
-// It is bounded by a byte budget split over shards; a full shard evicts arbitrary entries
-// (Go's map order is random, so this is random eviction).
+// It is bounded by a byte budget split over shards; a full shard evicts entries in the order
+// of a rotating hand over its entries, whatever their use.
 //
 // Coherence: entries change only while the key's lock is held. A read fills the cache after
 // reading LevelDB under at least a shared lock on the key; a commit updates the entries of the
@@ -29,16 +29,23 @@ const (
 	cacheOverhead = 64   // bytes charged per entry beyond key and value
 )
 
+// A shard's map holds positions in its entry slice, so that rewriting a cached key's entry
+// finds it without building a new key string (an assignment m[string(k)] allocates one).
 type cacheShard struct {
 	mu    sync.Mutex
-	m     map[string]cacheEntry
+	idx   map[string]int32
+	ents  []cacheEntry
 	bytes int64
+	hand  int // the next eviction candidate
 }
 
 type cacheEntry struct {
+	key   string
 	val   []byte // never modified once stored
 	found bool
 }
+
+func (e *cacheEntry) cost() int64 { return int64(len(e.key) + len(e.val) + cacheOverhead) }
 
 func newMetaCache(budget int64) *metaCache {
 	if budget <= 0 {
@@ -46,7 +53,7 @@ func newMetaCache(budget int64) *metaCache {
 	}
 	c := &metaCache{perShard: budget / cacheShards}
 	for i := range c.shards {
-		c.shards[i].m = make(map[string]cacheEntry)
+		c.shards[i].idx = make(map[string]int32)
 	}
 	return c
 }
@@ -64,14 +71,18 @@ func (c *metaCache) shard(k []byte) *cacheShard {
 func (c *metaCache) get(k []byte) (val []byte, found, ok bool) {
 	sh := c.shard(k)
 	sh.mu.Lock()
-	e, ok := sh.m[string(k)]
+	i, ok := sh.idx[string(k)]
+	if ok {
+		e := &sh.ents[i]
+		val, found = e.val, e.found
+	}
 	sh.mu.Unlock()
 	if ok {
 		c.hits.Add(1)
 	} else {
 		c.misses.Add(1)
 	}
-	return e.val, e.found, ok
+	return val, found, ok
 }
 
 // set records k's value (found false: absent). val is copied.
@@ -88,27 +99,55 @@ func (c *metaCache) set(k, val []byte, found bool) {
 	cost := int64(len(k) + len(v) + cacheOverhead)
 	sh := c.shard(k)
 	sh.mu.Lock()
-	if old, ok := sh.m[string(k)]; ok {
-		sh.bytes -= int64(len(k) + len(old.val) + cacheOverhead)
+	defer sh.mu.Unlock()
+	keep := int32(-1)
+	if i, ok := sh.idx[string(k)]; ok {
+		e := &sh.ents[i]
+		sh.bytes += cost - e.cost()
+		e.val, e.found = v, found
+		keep = i
+	} else {
+		sh.bytes += cost
 	}
-	for key, e := range sh.m {
-		if sh.bytes+cost <= c.perShard {
-			break
+	for sh.bytes > c.perShard && len(sh.ents) > 0 && (keep < 0 || len(sh.ents) > 1) {
+		victim := sh.hand % len(sh.ents)
+		if int32(victim) == keep {
+			victim = (victim + 1) % len(sh.ents)
 		}
-		sh.bytes -= int64(len(key) + len(e.val) + cacheOverhead)
-		delete(sh.m, key)
+		sh.hand = victim + 1
+		if moved := sh.remove(victim); keep >= 0 && moved == keep {
+			keep = int32(victim) // the kept entry took the victim's place
+		}
 	}
-	sh.m[string(k)] = cacheEntry{val: v, found: found}
-	sh.bytes += cost
-	sh.mu.Unlock()
+	if keep < 0 {
+		sh.idx[string(k)] = int32(len(sh.ents))
+		sh.ents = append(sh.ents, cacheEntry{key: string(k), val: v, found: found})
+	}
+}
+
+// remove deletes the entry at position i, moving the last entry into its place; it returns
+// the moved entry's former position (-1 when none moved). The caller holds sh.mu.
+func (sh *cacheShard) remove(i int) int32 {
+	e := &sh.ents[i]
+	sh.bytes -= e.cost()
+	delete(sh.idx, e.key)
+	last := len(sh.ents) - 1
+	moved := int32(-1)
+	if i != last {
+		sh.ents[i] = sh.ents[last]
+		sh.idx[sh.ents[i].key] = int32(i)
+		moved = int32(last)
+	}
+	sh.ents[last] = cacheEntry{}
+	sh.ents = sh.ents[:last]
+	return moved
 }
 
 func (c *metaCache) drop(k []byte) {
 	sh := c.shard(k)
 	sh.mu.Lock()
-	if old, ok := sh.m[string(k)]; ok {
-		sh.bytes -= int64(len(k) + len(old.val) + cacheOverhead)
-		delete(sh.m, string(k))
+	if i, ok := sh.idx[string(k)]; ok {
+		sh.remove(int(i))
 	}
 	sh.mu.Unlock()
 }

@@ -2,6 +2,9 @@ package storage
 
 import (
 	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -75,5 +78,46 @@ func TestMetaCacheIsBounded(t *testing.T) {
 	c.set([]byte("big"), make([]byte, cacheMaxEntry), true)
 	if _, _, ok := c.get([]byte("big")); ok {
 		t.Fatal("oversized entry cached")
+	}
+}
+
+// TestMetaCacheShardConsistency drives a small cache with random writes, rewrites and drops,
+// checking after each step that every shard's index and entries agree, that the byte count is
+// the sum of the entries' costs and within budget, and that what is cached is the last value set.
+func TestMetaCacheShardConsistency(t *testing.T) {
+	c := newMetaCache(cacheShards * 2048)
+	last := map[string]string{}
+	rng := rand.New(rand.NewSource(7))
+	for step := 0; step < 20000; step++ {
+		k := fmt.Sprintf("k%d", rng.Intn(400))
+		switch rng.Intn(5) {
+		case 0:
+			c.drop([]byte(k))
+			delete(last, k)
+		default:
+			v := strings.Repeat("v", rng.Intn(300)) + strconv.Itoa(step)
+			c.set([]byte(k), []byte(v), true)
+			last[k] = v
+		}
+		for i := range c.shards {
+			sh := &c.shards[i]
+			if len(sh.idx) != len(sh.ents) {
+				t.Fatalf("step %d shard %d: %d indexed, %d entries", step, i, len(sh.idx), len(sh.ents))
+			}
+			var sum int64
+			for j := range sh.ents {
+				e := &sh.ents[j]
+				if p, ok := sh.idx[e.key]; !ok || int(p) != j {
+					t.Fatalf("step %d shard %d: entry %q at %d indexed at %d", step, i, e.key, j, p)
+				}
+				sum += e.cost()
+			}
+			if sum != sh.bytes || (sum > c.perShard && len(sh.ents) > 1) {
+				t.Fatalf("step %d shard %d: %d bytes counted, %d held, budget %d", step, i, sh.bytes, sum, c.perShard)
+			}
+		}
+		if v, found, ok := c.get([]byte(k)); ok && (!found || string(v) != last[k]) {
+			t.Fatalf("step %d: %q cached as %q, last set %q", step, k, v, last[k])
+		}
 	}
 }
