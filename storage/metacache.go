@@ -120,8 +120,9 @@ func (c *metaCache) set(k, val []byte, found bool) {
 		}
 	}
 	if keep < 0 {
-		sh.idx[string(k)] = int32(len(sh.ents))
-		sh.ents = append(sh.ents, cacheEntry{key: string(k), val: v, found: found})
+		key := string(k) // one copy, shared by the index and the entry
+		sh.idx[key] = int32(len(sh.ents))
+		sh.ents = append(sh.ents, cacheEntry{key: key, val: v, found: found})
 	}
 }
 
