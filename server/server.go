@@ -322,6 +322,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	if c.Quit {
 		s.drainOutput(c) // pubsub.go
+		// Gone from CLIENT LIST and INFO before its socket closes, as a killed client is.
+		c.x.killed.Store(true)
 		conn.Close()
 	}
 }
