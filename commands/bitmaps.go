@@ -18,10 +18,6 @@ const (
 	ErrBitfieldRO      = "ERR BITFIELD_RO only supports the GET subcommand"
 )
 
-// maxBitOffset is the largest bit offset SETBIT, GETBIT and BITFIELD accept: the last bit of a
-// string of proto-max-bulk-len (512MB) bytes.
-const maxBitOffset = maxStringLen*8 - 1
-
 func init() {
 	register(
 		&Command{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetBit},
@@ -35,8 +31,9 @@ func init() {
 }
 
 // parseBitOffset parses a bit offset as Redis's getBitOffsetFromArgument does. With hash set and
-// width > 0, "#N" means N*width. Offsets past the last bit of a 512MB string are refused.
-func parseBitOffset(arg []byte, hash bool, width int) (uint64, bool) {
+// width > 0, "#N" means N*width. Offsets past the last bit of a string of limit bytes
+// (proto-max-bulk-len, see stringLimit) are refused.
+func parseBitOffset(arg []byte, hash bool, width int, limit int64) (uint64, bool) {
 	usehash := hash && width > 0 && len(arg) > 0 && arg[0] == '#'
 	if usehash {
 		arg = arg[1:]
@@ -48,7 +45,7 @@ func parseBitOffset(arg []byte, hash bool, width int) (uint64, bool) {
 	if usehash {
 		n *= int64(width) // wraps like Redis's C multiplication; a wrapped value fails below
 	}
-	if n < 0 || n > maxBitOffset {
+	if n < 0 || n>>3 >= limit {
 		return 0, false
 	}
 	return uint64(n), true
@@ -332,7 +329,7 @@ func grownCopy(cur []byte, lastByte uint64) []byte {
 }
 
 func cmdSetBit(c *Ctx) {
-	off, ok := parseBitOffset(c.Args[2], false, 0)
+	off, ok := parseBitOffset(c.Args[2], false, 0, stringLimit(c))
 	if !ok {
 		c.W.Error(ErrBitOffset)
 		return
@@ -375,7 +372,7 @@ func cmdSetBit(c *Ctx) {
 }
 
 func cmdGetBit(c *Ctx) {
-	off, ok := parseBitOffset(c.Args[2], false, 0)
+	off, ok := parseBitOffset(c.Args[2], false, 0, stringLimit(c))
 	if !ok {
 		c.W.Error(ErrBitOffset)
 		return
@@ -629,7 +626,7 @@ func cmdBitField(c *Ctx) {
 			c.W.Error(ErrBitfieldType)
 			return
 		}
-		off, ok := parseBitOffset(c.Args[j+2], true, width)
+		off, ok := parseBitOffset(c.Args[j+2], true, width, stringLimit(c))
 		if !ok {
 			c.W.Error(ErrBitOffset)
 			return
