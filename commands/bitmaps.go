@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -644,8 +645,9 @@ func cmdBitField(c *Ctx) {
 		j += 2
 	}
 
-	var v []byte
+	var v, cur []byte
 	var at int64
+	exists := false
 	if readonly {
 		var err error
 		if v, _, err = c.Txn.GetString(c.Args[1]); err != nil {
@@ -661,14 +663,13 @@ func cmdBitField(c *Ctx) {
 		if !ok {
 			return
 		}
-		var cur []byte
 		if m != nil {
 			var err error
 			if cur, err = c.Txn.StringValue(m); err != nil {
 				c.Fail(err)
 				return
 			}
-			at = m.Expire
+			at, exists = m.Expire, true
 		}
 		v = grownCopy(cur, highest>>3)
 	}
@@ -728,7 +729,9 @@ func cmdBitField(c *Ctx) {
 			c.W.Int(int64(ret))
 		}
 	}
-	if !readonly {
+	if !readonly && !(exists && bytes.Equal(v, cur)) {
+		// Written only when the key is created, grown or changed: SET of the bits already
+		// there changes nothing, emits no event and touches no WATCH.
 		if err := c.Txn.SetString(c.Args[1], v, at); err != nil {
 			c.W.Truncate(start)
 			c.Fail(err)

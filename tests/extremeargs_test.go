@@ -475,3 +475,49 @@ func (c *extremeConn) skip(first *string) error {
 	}
 	return nil
 }
+
+// TestChangesSinceSave compares how INFO's rdb_changes_since_last_save moves on Strata and on
+// redis-server for writes that change something and for SETBIT and BITFIELD writes that change
+// nothing (the bits are already those), which Redis does not count. Each command changes at
+// most one key, so one change per command that changed data is Redis's count too.
+func TestChangesSinceSave(t *testing.T) {
+	ref := testutil.StartRedis(t)
+	got := testutil.StartStrata(t)
+	steps := [][]string{
+		{"SETBIT", "foo", "0", "0"}, {"BITFIELD", "foo2", "SET", "i5", "0", "0"},
+		{"SETBIT", "foo", "0", "0"}, {"BITFIELD", "foo2", "SET", "i5", "0", "0"},
+		{"SETBIT", "foo", "0", "1"}, {"SETBIT", "foo", "0", "1"}, {"SETBIT", "foo", "0", "0"},
+		{"BITFIELD", "foo2", "SET", "i5", "0", "1"}, {"BITFIELD", "foo2", "SET", "i5", "0", "1"},
+		{"BITFIELD", "foo2", "GET", "i5", "0"}, {"BITFIELD", "foo3", "INCRBY", "i5", "0", "1"},
+		{"BITFIELD", "foo3", "INCRBY", "i5", "0", "1"}, {"SETBIT", "foo", "90", "0"},
+		{"BITFIELD", "foo2", "SET", "i5", "90", "0"}, {"SET", "k", "v"}, {"GET", "k"},
+		{"SETRANGE", "k", "0", ""}, {"SETRANGE", "k", "0", "v"}, {"INCR", "n"}, {"DEL", "nosuch"},
+	}
+	changes := func(c *testutil.Conn) int64 {
+		r, err := c.Do("INFO", "persistence")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(r.Str, "\r\n") {
+			if v, ok := strings.CutPrefix(l, "rdb_changes_since_last_save:"); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		t.Fatalf("no rdb_changes_since_last_save in %q", r.Str)
+		return 0
+	}
+	rc, sc := testutil.Connect(t, ref.Addr), testutil.Connect(t, got.Addr)
+	r0, s0 := changes(rc), changes(sc)
+	for _, args := range steps {
+		if _, err := rc.Do(args...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sc.Do(args...); err != nil {
+			t.Fatal(err)
+		}
+		if dr, ds := changes(rc)-r0, changes(sc)-s0; dr != ds {
+			t.Errorf("after %q: redis counts %d changes, strata %d", args, dr, ds)
+		}
+	}
+}
