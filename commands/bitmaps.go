@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -18,10 +19,6 @@ const (
 	ErrBitfieldRO      = "ERR BITFIELD_RO only supports the GET subcommand"
 )
 
-// maxBitOffset is the largest bit offset SETBIT, GETBIT and BITFIELD accept: the last bit of a
-// string of proto-max-bulk-len (512MB) bytes.
-const maxBitOffset = maxStringLen*8 - 1
-
 func init() {
 	register(
 		&Command{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetBit},
@@ -35,8 +32,9 @@ func init() {
 }
 
 // parseBitOffset parses a bit offset as Redis's getBitOffsetFromArgument does. With hash set and
-// width > 0, "#N" means N*width. Offsets past the last bit of a 512MB string are refused.
-func parseBitOffset(arg []byte, hash bool, width int) (uint64, bool) {
+// width > 0, "#N" means N*width. Offsets past the last bit of a string of limit bytes
+// (proto-max-bulk-len, see stringLimit) are refused.
+func parseBitOffset(arg []byte, hash bool, width int, limit int64) (uint64, bool) {
 	usehash := hash && width > 0 && len(arg) > 0 && arg[0] == '#'
 	if usehash {
 		arg = arg[1:]
@@ -48,7 +46,7 @@ func parseBitOffset(arg []byte, hash bool, width int) (uint64, bool) {
 	if usehash {
 		n *= int64(width) // wraps like Redis's C multiplication; a wrapped value fails below
 	}
-	if n < 0 || n > maxBitOffset {
+	if n < 0 || n>>3 >= limit {
 		return 0, false
 	}
 	return uint64(n), true
@@ -332,7 +330,7 @@ func grownCopy(cur []byte, lastByte uint64) []byte {
 }
 
 func cmdSetBit(c *Ctx) {
-	off, ok := parseBitOffset(c.Args[2], false, 0)
+	off, ok := parseBitOffset(c.Args[2], false, 0, stringLimit(c))
 	if !ok {
 		c.W.Error(ErrBitOffset)
 		return
@@ -375,7 +373,7 @@ func cmdSetBit(c *Ctx) {
 }
 
 func cmdGetBit(c *Ctx) {
-	off, ok := parseBitOffset(c.Args[2], false, 0)
+	off, ok := parseBitOffset(c.Args[2], false, 0, stringLimit(c))
 	if !ok {
 		c.W.Error(ErrBitOffset)
 		return
@@ -629,7 +627,7 @@ func cmdBitField(c *Ctx) {
 			c.W.Error(ErrBitfieldType)
 			return
 		}
-		off, ok := parseBitOffset(c.Args[j+2], true, width)
+		off, ok := parseBitOffset(c.Args[j+2], true, width, stringLimit(c))
 		if !ok {
 			c.W.Error(ErrBitOffset)
 			return
@@ -647,8 +645,9 @@ func cmdBitField(c *Ctx) {
 		j += 2
 	}
 
-	var v []byte
+	var v, cur []byte
 	var at int64
+	exists := false
 	if readonly {
 		var err error
 		if v, _, err = c.Txn.GetString(c.Args[1]); err != nil {
@@ -664,14 +663,13 @@ func cmdBitField(c *Ctx) {
 		if !ok {
 			return
 		}
-		var cur []byte
 		if m != nil {
 			var err error
 			if cur, err = c.Txn.StringValue(m); err != nil {
 				c.Fail(err)
 				return
 			}
-			at = m.Expire
+			at, exists = m.Expire, true
 		}
 		v = grownCopy(cur, highest>>3)
 	}
@@ -731,7 +729,9 @@ func cmdBitField(c *Ctx) {
 			c.W.Int(int64(ret))
 		}
 	}
-	if !readonly {
+	if !readonly && !(exists && bytes.Equal(v, cur)) {
+		// Written only when the key is created, grown or changed: SET of the bits already
+		// there changes nothing, emits no event and touches no WATCH.
 		if err := c.Txn.SetString(c.Args[1], v, at); err != nil {
 			c.W.Truncate(start)
 			c.Fail(err)

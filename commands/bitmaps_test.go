@@ -186,7 +186,7 @@ func TestParseBitOffset(t *testing.T) {
 		{"#9223372036854775807", true, 8, 0, false}, // wraps negative
 		{"5", true, 8, 5, true},
 	} {
-		got, ok := parseBitOffset([]byte(tc.arg), tc.hash, tc.width)
+		got, ok := parseBitOffset([]byte(tc.arg), tc.hash, tc.width, maxStringLen)
 		if ok != tc.ok || ok && got != tc.want {
 			t.Errorf("parseBitOffset(%q, %v, %d) = %d, %v; want %d, %v", tc.arg, tc.hash, tc.width, got, ok, tc.want, tc.ok)
 		}

@@ -93,13 +93,20 @@ func run(c *Ctx) {
 		t.Abort()
 		return
 	}
-	if c.OnWrite != nil && t.Writes() > 0 {
+	changed := t.Writes() > 0
+	if c.OnWrite != nil && changed {
 		c.OnWrite(c) // before the commit, while the keys are locked (see Ctx.OnWrite)
 	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)
 		c.Ready = nil
+		return
+	}
+	if changed {
+		// A command that staged no write changed nothing (SETBIT of the bit already there)
+		// and is not counted.
+		c.Store.AddChanges(1)
 	}
 }
 
@@ -128,6 +135,10 @@ func RunIn(c *Ctx) (failed bool) {
 			failed = true
 		}
 	}()
+	writes := 0
+	if c.Txn != nil {
+		writes = c.Txn.Writes()
+	}
 	cmd.Handler(c)
 	if c.Blocked {
 		// A blocking command that found nothing: its non-blocking form answers a null.
@@ -135,7 +146,11 @@ func RunIn(c *Ctx) (failed bool) {
 		c.W.Truncate(start)
 		c.W.NullArray()
 	}
-	return c.W.Len() > start && c.W.Bytes()[start] == '-'
+	failed = c.W.Len() > start && c.W.Bytes()[start] == '-'
+	if !failed && c.Txn != nil && c.Txn.Writes() > writes {
+		c.Store.AddChanges(1) // counted when staged: the caller commits the batch
+	}
+	return failed
 }
 
 // TxnKeys returns the keys a command with these arguments declares, for callers that open one

@@ -393,7 +393,7 @@ func cmdHRandField(c *Ctx) {
 			c.W.Array(n)
 		}
 	}
-	replyCounted(c, int(count), header, func() (int, error) {
+	draw := func(count uint64) (int, error) {
 		n := 0
 		err := c.Txn.HashRandom(m, count, distinct, func(f, v []byte) {
 			if withValues && !flat {
@@ -406,5 +406,10 @@ func cmdHRandField(c *Ctx) {
 			n++
 		})
 		return n, err
-	})
+	}
+	if !distinct {
+		drawRepeated(c, count, header, draw) // bounds.go
+		return
+	}
+	replyCounted(c, int(count), header, func() (int, error) { return draw(count) })
 }

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -313,26 +315,150 @@ func commandList(c *Ctx) {
 	}
 }
 
+// commandGetKeys is COMMAND GETKEYS: the keys of a full command, found as Redis 7.0 finds them
+// (getKeysSubcommandImpl), with its errors in its order: an unknown command or subcommand, a
+// command without keys, a wrong number of arguments, then arguments in which no key is found
+// (an empty array for the script commands, whose keys are optional).
 func commandGetKeys(c *Ctx) {
 	args := c.Args[2:]
 	cmd := Lookup(args[0])
-	switch {
-	case cmd == nil:
+	if cmd == nil {
 		c.W.Error("ERR Invalid command specified")
 		return
-	case !cmd.CheckArity(len(args)):
+	}
+	name, arity, hasKeys := cmd.Name, cmd.Arity, cmd.FirstKey > 0 || cmd.Keys != nil
+	if len(cmd.Sub) > 0 && len(args) > 1 {
+		sub := strings.ToLower(string(args[1]))
+		if !slices.Contains(cmd.Sub, sub) {
+			c.W.Error("ERR Invalid command specified")
+			return
+		}
+		name = cmd.Name + "|" + sub
+		m := redisCmdMeta[name]
+		arity, hasKeys = m.arity, m.first > 0
+		if arity == 0 {
+			arity = -2
+		}
+	}
+	spec, numKeysForm := getKeysNumKeys[name]
+	if numKeysForm || name == "watch" {
+		hasKeys = true
+	}
+	switch {
+	case !hasKeys:
+		c.W.Error("ERR The command has no key arguments")
+		return
+	case arity > 0 && arity != len(args) || len(args) < -arity:
 		c.W.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	keys := cmd.KeysOf(args)
+	var keys [][]byte
+	switch {
+	case numKeysForm:
+		keys = numKeysOf(spec, args)
+	case name == "watch":
+		keys = args[1:]
+	case name != cmd.Name:
+		m := redisCmdMeta[name]
+		keys = (&Command{FirstKey: m.first, LastKey: m.last, Step: m.step}).KeysOf(args)
+	default:
+		keys = cmd.KeysOf(args)
+	}
 	if len(keys) == 0 {
-		c.W.Error("ERR The command has no key arguments")
+		if spec.optional {
+			c.W.Array(0)
+		} else {
+			c.W.Error("ERR Invalid arguments specified for command")
+		}
 		return
 	}
 	c.W.Array(len(keys))
 	for _, k := range keys {
 		c.W.Bulk(k)
 	}
+}
+
+// numKeysSpec locates the keys of a command that counts them: a destination key at dest (0 for
+// none) and numkeys at num, followed by that many keys. optional is set for the script commands,
+// which may name no key.
+type numKeysSpec struct {
+	dest, num int
+	optional  bool
+}
+
+// getKeysNumKeys lists the commands whose key positions follow a numkeys argument, as COMMAND
+// GETKEYS finds their keys. (The command table's Keys functions serve locking, where a bad
+// numkeys locks what is there; scripts lock the keyspace themselves.)
+var getKeysNumKeys = map[string]numKeysSpec{
+	"eval": {0, 2, true}, "evalsha": {0, 2, true}, "eval_ro": {0, 2, true}, "evalsha_ro": {0, 2, true},
+	"fcall": {0, 2, true}, "fcall_ro": {0, 2, true},
+	"zunion": {0, 1, false}, "zinter": {0, 1, false}, "zdiff": {0, 1, false}, "zintercard": {0, 1, false},
+	"sintercard": {0, 1, false}, "lmpop": {0, 1, false}, "zmpop": {0, 1, false},
+	"blmpop": {0, 2, false}, "bzmpop": {0, 2, false},
+	"zunionstore": {1, 2, false}, "zinterstore": {1, 2, false}, "zdiffstore": {1, 2, false},
+}
+
+// numKeysOf returns the keys of args for spec as Redis 7.0 does. Its key specs read numkeys as a
+// strict integer and take the low 32 bits of it, in 32-bit arithmetic, and put the destination
+// first; when they find no keys in range, its fallback reads numkeys as C's atoi does (leading
+// blanks, a sign, digits up to the first other byte) and puts the destination last.
+func numKeysOf(spec numKeysSpec, args [][]byte) [][]byte {
+	if n, err := ParseInt(args[spec.num]); err == nil && n >= 0 {
+		first := int32(spec.num + 1)
+		last := first + int32(n) - 1 // wraps as in Redis
+		if int(last) < len(args) && last >= first && int(first) < len(args) {
+			var keys [][]byte
+			if spec.dest > 0 {
+				keys = append(keys, args[spec.dest])
+			}
+			return append(keys, args[first:last+1]...)
+		}
+	}
+	n := cAtoi(args[spec.num])
+	first := spec.num + 1
+	if n < 1 || int(n) > len(args)-first {
+		return nil
+	}
+	keys := slices.Clone(args[first : first+int(n)])
+	if spec.dest > 0 {
+		keys = append(keys, args[spec.dest])
+	}
+	return keys
+}
+
+// cAtoi is C's atoi on glibc: strtol's reading (blanks, a sign, decimal digits; saturated at the
+// 64-bit limits) narrowed to a 32-bit int.
+func cAtoi(b []byte) int32 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var u uint64
+	over := false
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if u > (1<<63)/10 {
+			over = true
+			continue
+		}
+		u = u*10 + uint64(b[i]-'0')
+	}
+	var v int64
+	switch {
+	case neg && (over || u >= 1<<63):
+		v = math.MinInt64
+	case neg:
+		v = -int64(u)
+	case over || u >= 1<<63:
+		v = math.MaxInt64
+	default:
+		v = int64(u)
+	}
+	return int32(v)
 }
 
 // redisCmdMeta is generated from Redis 7.0.15's COMMAND DOCS and COMMAND INFO (plus the

@@ -417,18 +417,19 @@ func parseMPop(c *Ctx, i int) (mpopArgs, bool) {
 		c.W.Error(errListNumKeys)
 		return a, false
 	}
-	where := int64(i) + n + 1
-	if where >= int64(len(c.Args)) {
+	// LEFT|RIGHT must follow the keys; compared as n, since i+n+1 overflows for n near 2^63.
+	if n >= int64(len(c.Args)-i-1) {
 		c.W.Error(ErrSyntax)
 		return a, false
 	}
-	a.keys = c.Args[i+1 : int(where)]
+	where := i + int(n) + 1
+	a.keys = c.Args[i+1 : where]
 	left, ok := listWhere(c, c.Args[where])
 	if !ok {
 		return a, false
 	}
 	a.left, a.count = left, -1
-	for j := int(where) + 1; j < len(c.Args); j++ {
+	for j := where + 1; j < len(c.Args); j++ {
 		if a.count == -1 && bytes.EqualFold(c.Args[j], []byte("count")) && j+1 < len(c.Args) {
 			j++
 			n, err := ParseInt(c.Args[j])

@@ -523,7 +523,11 @@ var notifiers = map[string]notifySpec{
 	"incrby":      evSimple(evStr, "incrby"),
 	"decrby":      evSimple(evStr, "incrby"),
 	"incrbyfloat": evSimple(evStr, "incrbyfloat"),
-	"setbit":      evSimple(evStr, "setbit"),
+	"setbit": {post: func(n *notifier) {
+		if n.wrote() { // a bit set to the value it has changes nothing
+			n.emit(evStr, "setbit", n.c.Args[1])
+		}
+	}},
 	"bitfield": {post: func(n *notifier) {
 		if evHasOpt(n.c.Args, 2, "set", "incrby") && n.wrote() {
 			n.emit(evStr, "setbit", n.c.Args[1])

@@ -271,7 +271,7 @@ func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	if bi.Duration > 0 {
 		dur = int64(bi.Duration / time.Second)
 	}
-	b.kv("rdb_changes_since_last_save", "0")
+	b.kvi("rdb_changes_since_last_save", c.Store.Changes())
 	b.kv("rdb_bgsave_in_progress", boolDigit(bi.InProgress))
 	b.kvi("rdb_last_save_time", bi.LastTime.Unix())
 	b.kv("rdb_last_bgsave_status", status)

@@ -167,14 +167,19 @@ func cmdSRandMember(c *Ctx) {
 	if !ok {
 		return
 	}
-	replyCounted(c, int(count), c.W.Array, func() (int, error) {
+	draw := func(count uint64) (int, error) {
 		n := 0
 		err := c.Txn.SetRandom(m, count, distinct, func(b []byte) {
 			c.W.Bulk(b)
 			n++
 		})
 		return n, err
-	})
+	}
+	if !distinct {
+		drawRepeated(c, count, c.W.Array, draw) // bounds.go
+		return
+	}
+	replyCounted(c, int(count), c.W.Array, func() (int, error) { return draw(count) })
 }
 
 func cmdSMove(c *Ctx) {

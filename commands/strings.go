@@ -11,10 +11,12 @@ import (
 	"github.com/strata-db/strata/storage"
 )
 
-// maxStringLen is Redis's default proto-max-bulk-len; bit offsets are bounded by it.
+// maxStringLen is Redis's default proto-max-bulk-len, the bound of strings and bit offsets
+// where no configuration is at hand.
 const maxStringLen = 512 << 20
 
-// stringLimit is the largest string APPEND and SETRANGE may build: proto-max-bulk-len.
+// stringLimit is the largest string APPEND, SETRANGE, SETBIT and BITFIELD may build:
+// proto-max-bulk-len.
 func stringLimit(c *Ctx) int64 {
 	if c.Env == nil {
 		return maxStringLen

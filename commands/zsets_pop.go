@@ -43,11 +43,12 @@ func zmpopParse(c *Ctx, i int) (keys [][]byte, max bool, count int64, ok bool) {
 	if !ok {
 		return nil, false, 0, false
 	}
-	whereIdx := int64(i) + 1 + numKeys
-	if whereIdx >= int64(len(c.Args)) {
+	// MIN|MAX must follow the keys; compared as numKeys, since i+1+numKeys overflows near 2^63.
+	if numKeys >= int64(len(c.Args)-i-1) {
 		c.W.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
+	whereIdx := i + 1 + int(numKeys)
 	switch a := c.Args[whereIdx]; {
 	case zfold(a, "min"):
 	case zfold(a, "max"):
@@ -57,7 +58,7 @@ func zmpopParse(c *Ctx, i int) (keys [][]byte, max bool, count int64, ok bool) {
 		return nil, false, 0, false
 	}
 	count = -1
-	for j := int(whereIdx) + 1; j < len(c.Args); j++ {
+	for j := whereIdx + 1; j < len(c.Args); j++ {
 		if count == -1 && zfold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
 			n, ok := zRangeLong(c, j, 1, math.MaxInt64, errZCount)
@@ -173,6 +174,11 @@ func cmdZRandMember(c *Ctx) {
 		return
 	}
 	withScores := len(c.Args) == 4
+	if withScores && (l < -math.MaxInt64/2 || l > math.MaxInt64/2) {
+		// The reply would have more than 2^63 elements.
+		c.W.Error(errValueRange)
+		return
+	}
 	z, ok := zOpen(c, 1)
 	if !ok {
 		return
@@ -182,39 +188,44 @@ func cmdZRandMember(c *Ctx) {
 		return
 	}
 	size := z.Len()
-	start := c.W.Len()
 	if l < 0 || l == 1 {
 		// Independent draws, in random order.
-		count := l
+		count := uint64(l)
 		if l < 0 {
-			count = -l
+			count = uint64(-l)
 		}
-		c.W.Array(zArrayLen(c.W, int(count), withScores))
+		var es []storage.ZEntry
 		if count > zrandBatch && size <= zrandInMemory {
 			// Many draws from a small set: read it once.
-			es, err := zCollect(func(fn func([]byte, float64) bool) error { return z.Scan(false, fn) })
+			var err error
+			es, err = zCollect(func(fn func([]byte, float64) bool) error { return z.Scan(false, fn) })
 			if err != nil {
-				c.W.Truncate(start)
 				c.Fail(err)
 				return
 			}
-			for ; count > 0; count-- {
-				e := es[rand.IntN(len(es))]
-				zWriteEntry(c.W, e.Member, e.Score, withScores)
-			}
-			return
 		}
-		for count > 0 {
-			n := min(count, zrandBatch)
-			count -= n
-			ranks := make([]int64, n)
-			for i := range ranks {
-				ranks[i] = rand.Int64N(size)
+		header := func(n int) { c.W.Array(zArrayLen(c.W, n, withScores)) }
+		drawRepeated(c, count, header, func(n uint64) (int, error) { // bounds.go
+			if es != nil {
+				for i := uint64(0); i < n; i++ {
+					e := es[rand.IntN(len(es))]
+					zWriteEntry(c.W, e.Member, e.Score, withScores)
+				}
+				return int(n), nil
 			}
-			if !zrandEmit(c, start, z, ranks, withScores) {
-				return
+			for left := n; left > 0; {
+				k := min(left, zrandBatch)
+				left -= k
+				ranks := make([]int64, k)
+				for i := range ranks {
+					ranks[i] = rand.Int64N(size)
+				}
+				if err := zrandEmit(c, z, ranks, withScores); err != nil {
+					return 0, err
+				}
 			}
-		}
+			return int(n), nil
+		})
 		return
 	}
 	if l >= size {
@@ -239,13 +250,17 @@ func cmdZRandMember(c *Ctx) {
 		ranks = append(ranks, r)
 	}
 	rand.Shuffle(len(ranks), func(a, b int) { ranks[a], ranks[b] = ranks[b], ranks[a] })
+	start := c.W.Len()
 	c.W.Array(zArrayLen(c.W, len(ranks), withScores))
-	zrandEmit(c, start, z, ranks, withScores)
+	if err := zrandEmit(c, z, ranks, withScores); err != nil {
+		c.W.Truncate(start)
+		c.Fail(err)
+	}
 }
 
 // zrandEmit writes the members at ranks, in the order given, fetching them in one walk of the
 // score index.
-func zrandEmit(c *Ctx, start int, z *storage.ZSet, ranks []int64, withScores bool) bool {
+func zrandEmit(c *Ctx, z *storage.ZSet, ranks []int64, withScores bool) error {
 	sorted := slices.Clone(ranks)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
@@ -261,15 +276,13 @@ func zrandEmit(c *Ctx, start int, z *storage.ZSet, ranks []int64, withScores boo
 		return next < len(sorted)
 	})
 	if err != nil {
-		c.W.Truncate(start)
-		c.Fail(err)
-		return false
+		return err
 	}
 	for _, r := range ranks {
 		e := got[r]
 		zWriteEntry(c.W, e.Member, e.Score, withScores)
 	}
-	return true
+	return nil
 }
 
 // zCollect copies the entries a walker produces.

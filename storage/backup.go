@@ -27,7 +27,15 @@ type backupState struct {
 	mu      sync.Mutex
 	running atomic.Bool
 	status  BackupStatus
+	changes atomic.Int64 // changes since the last backup that succeeded (AddChanges)
 }
+
+// AddChanges counts n changes of the data, for Changes.
+func (s *Store) AddChanges(n int64) { s.backup.changes.Add(n) }
+
+// Changes returns the changes counted since the snapshot of the last backup that succeeded, or
+// since the store was opened: INFO's rdb_changes_since_last_save.
+func (s *Store) Changes() int64 { return s.backup.changes.Load() }
 
 // ErrBackupRunning is returned when a backup is requested while one is in progress.
 var ErrBackupRunning = errors.New("storage: a backup is already in progress")
@@ -49,7 +57,7 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 		return err
 	}
 	vc := s.vlog.capture()
-	taken := time.Now()
+	taken, changes := time.Now(), s.backup.changes.Load()
 	s.backup.mu.Lock()
 	s.backup.status.InProgress = true
 	s.backup.mu.Unlock()
@@ -64,6 +72,7 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 		st := &s.backup.status
 		st.InProgress, st.LastOK, st.Duration = false, err == nil, time.Since(taken)
 		if err == nil {
+			s.backup.changes.Add(-changes) // those are in the copy
 			st.LastTime, st.Size, st.LastErr = taken, size, ""
 			s.log.Info("backup finished", "dir", dir, "bytes", size, "duration", st.Duration)
 		} else {
