@@ -292,7 +292,8 @@ func (s *Server) Reset(ctx *commands.Ctx) {
 	cl.DB, cl.Proto, cl.Name = 0, 2, ""
 	cl.ReplyOff, cl.SkipNext, cl.NoTouch = false, false, false
 	cl.User = "default"
-	cl.Authed = s.Config().RequirePass == ""
+	cl.Authed = s.acl.DefaultAuthed() // the state a new connection starts in (acl.go, admit)
+	cl.ACLUser = s.acl.Default()
 	ctx.W.Proto = 2
 	ctx.W.Status("RESET")
 }
