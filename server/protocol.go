@@ -42,10 +42,10 @@ type guardConn struct {
 	maxBulk int64
 	srv     *Server
 
-	state   int   // what the next byte starts
-	args    int64 // bulk strings left in the current multibulk
-	skip    int64 // payload bytes (and CRLF) left to pass
-	line    []byte
+	state   int    // what the next byte starts
+	args    int64  // bulk strings left in the current multibulk
+	skip    int64  // payload bytes (and CRLF) left to pass
+	line    []byte // the header or inline line being received
 	hdr     []byte // the current multibulk's header bytes, held until its count is known
 	failure string
 
@@ -63,7 +63,7 @@ const (
 	stCommand = iota // start of a request
 	stMulti          // inside "*N" header line
 	stBulkHdr        // expecting "$N" line
-	stBulkLen        // inside "$N" header line
+	stBulkLen        // inside "$N" header line, held in line until it is complete and accepted
 	stInline         // inside an inline request
 	stPayload        // passing payload bytes
 	stStaged         // writing payload bytes to a staged value (stage.go)
@@ -213,8 +213,6 @@ func (g *guardConn) scan(b []byte) {
 			i++
 			if g.state == stMulti {
 				g.hdr = append(g.hdr, c)
-			} else {
-				g.out = append(g.out, c)
 			}
 			if c != '\n' {
 				if len(g.line) >= headerLineMax {
@@ -259,15 +257,15 @@ func (g *guardConn) scan(b []byte) {
 				continue
 			}
 			if err != nil || n < 0 || n > g.maxBulk {
-				g.out = g.out[:len(g.out)-len(g.line)-2]
 				g.failure = errBulkLength
 				return
 			}
 			if n > unauthBulkMax && g.reqUnauth {
-				g.out = g.out[:len(g.out)-len(g.line)-2]
 				g.failure = errUnauthBulk
 				return
 			}
+			// The header reaches the parser whole, once it is accepted.
+			g.out = append(append(append(g.out, '$'), g.line...), '\n')
 			g.skip, g.state = n+2, stPayload
 			if g.beginBulk(n) { // stage.go: a large SET value goes to the value log as it arrives
 				g.state = stStaged
@@ -279,7 +277,6 @@ func (g *guardConn) scan(b []byte) {
 				g.state = stCommand
 				return
 			}
-			g.out = append(g.out, '$')
 			g.state, g.line = stBulkLen, g.line[:0]
 			i++
 		case stPayload:

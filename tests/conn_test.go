@@ -1,0 +1,178 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/testutil"
+)
+
+// splitCase is a request sent in parts, with a pause between them so that the server reads
+// each part on its own. Replies are compared with redis-server's when it is installed, with the
+// fallback (what Redis 7.0 answers) otherwise.
+type splitCase struct {
+	name     string
+	parts    []string
+	sentinel bool // after the parts, an ECHO marks the end of the replies
+	replies  int  // without a sentinel: the replies to read, if the server does not close first
+	fallback []string
+}
+
+// runParts sends rc's parts to a fresh connection to inst and returns the rendered replies,
+// ending with closedMark if the server closed the connection.
+func runParts(t *testing.T, inst *testutil.Instance, rc splitCase, pause time.Duration) []string {
+	t.Helper()
+	c := dial(t, inst)
+	for i, p := range rc.parts {
+		if i > 0 {
+			time.Sleep(pause)
+		}
+		if err := c.WriteRaw([]byte(p)); err != nil {
+			t.Logf("%s: write: %v", inst.Name, err)
+		}
+	}
+	if rc.sentinel {
+		if err := c.WriteRaw(testutil.EncodeCommand("ECHO", sentinelValue)); err != nil {
+			t.Logf("%s: write: %v", inst.Name, err)
+		}
+	}
+	var out []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		r, err := c.ReadReply()
+		if err != nil {
+			if closed, extra := c.ExpectClosed(time.Second); closed || isEOF(err) {
+				if len(extra) > 0 {
+					out = append(out, fmt.Sprintf("(unparsed %q)", extra))
+				}
+				return append(out, closedMark)
+			}
+			return append(out, fmt.Sprintf("(read error: %v)", err))
+		}
+		if r.Kind == testutil.KindBulk && r.Str == sentinelValue {
+			return out
+		}
+		out = append(out, r.String())
+		if !rc.sentinel && len(out) == rc.replies {
+			return out
+		}
+	}
+	return append(out, "(timeout)")
+}
+
+// compareParts runs each case against redis (when installed) and Strata and checks that the
+// bystander connection to Strata still answers afterwards.
+func compareParts(t *testing.T, strata, redis *testutil.Instance, bystander *testutil.Conn, cases []splitCase, pause time.Duration) {
+	t.Helper()
+	for _, rc := range cases {
+		t.Run(rc.name, func(t *testing.T) {
+			want, source := rc.fallback, "fallback"
+			if redis != nil {
+				want, source = runParts(t, redis, rc, pause), "redis"
+				if strings.Join(want, "\n") != strings.Join(rc.fallback, "\n") {
+					t.Logf("note: redis-server answers %q, the fallback expectation is %q", want, rc.fallback)
+				}
+			}
+			got := runParts(t, strata, rc, pause)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("sent %.80q\n  %s: %q\n  strata: %q", rc.parts, source, want, got)
+			}
+			mustDo(t, bystander, "PONG", "PING")
+		})
+	}
+}
+
+const errInvalidBulk = "(error) ERR Protocol error: invalid bulk length"
+
+// TestSplitBulkHeader sends requests whose bulk-length header is refused (a negative length,
+// one over proto-max-bulk-len, garbage) with the header line split across two reads: the
+// server answers Redis's protocol error and closes that connection only.
+func TestSplitBulkHeader(t *testing.T) {
+	strata := testutil.StartStrata(t)
+	redis := testutil.MaybeStartRedis(t)
+	cases := []splitCase{
+		{"null length", []string{"*2\r\n$3\r\nGET\r\n$-1", "\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"null length, split before LF", []string{"*2\r\n$3\r\nGET\r\n$-1\r", "\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"null length, split after dollar", []string{"*2\r\n$3\r\nGET\r\n$", "-1\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"negative length in three reads", []string{"*1\r\n$", "-", "5\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"over proto-max-bulk-len", []string{"*2\r\n$3\r\nGET\r\n$6000000", "00\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"garbage length", []string{"*2\r\n$3\r\nGET\r\n$1x", "\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"after a pipelined command", []string{"PING\r\n*1\r\n$-", "1\r\nPING\r\n"}, false, 0,
+			[]string{"PONG", errInvalidBulk, closedMark}},
+		{"valid length split", []string{"*2\r\n$4\r\nECHO\r\n$", "3\r\nabc\r\n"}, true, 0,
+			[]string{`"abc"`}},
+	}
+	compareParts(t, strata, redis, dial(t, strata), cases, 300*time.Millisecond)
+}
+
+// TestSplitBulkHeaderUnauthenticated: before AUTH, while a password is required, a bulk
+// length over 16 KiB is refused with Redis's unauthenticated-bulk-length error, and a header
+// split across reads is still read correctly, whatever the length.
+func TestSplitBulkHeaderUnauthenticated(t *testing.T) {
+	strata := testutil.StartStrata(t, func(c *config.Config) { c.RequirePass = "secret" })
+	redis := testutil.MaybeStartRedis(t)
+	if redis != nil {
+		mustDo(t, dial(t, redis), "OK", "CONFIG", "SET", "requirepass", "secret")
+	}
+	bystander := dial(t, strata)
+	mustDo(t, bystander, "OK", "AUTH", "secret")
+	cases := []splitCase{
+		{"unauthenticated bulk length", []string{"*2\r\n$4\r\nAUTH\r\n$16385", "\r\n"}, false, 0,
+			[]string{"(error) ERR Protocol error: unauthenticated bulk length", closedMark}},
+		{"largest unauthenticated bulk length", []string{"*2\r\n$4\r\nECHO\r\n$16384", "\r\n" + strings.Repeat("e", 16384) + "\r\n"}, false, 1,
+			[]string{"(error) NOAUTH Authentication required."}},
+		{"null length", []string{"*2\r\n$4\r\nAUTH\r\n$-1", "\r\n"}, false, 0,
+			[]string{errInvalidBulk, closedMark}},
+		{"short password split", []string{"*2\r\n$4\r\nAUTH\r\n$5", "\r\nwrong\r\n"}, false, 1,
+			[]string{"(error) WRONGPASS invalid username-password pair or user is disabled."}},
+		{"right password split", []string{"*2\r\n$4\r\nAUTH\r\n$", "6\r\nsecret\r\n"}, true, 0,
+			[]string{"OK"}},
+		{"after AUTH in the same write", []string{"*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n*2\r\n$4\r\nECHO\r\n$20", "000\r\n" + strings.Repeat("e", 20000) + "\r\n"}, true, 0,
+			[]string{"OK", `"` + strings.Repeat("e", 20000) + `"`}},
+	}
+	compareParts(t, strata, redis, bystander, cases, 300*time.Millisecond)
+}
+
+// padTo returns one ECHO request that takes exactly n bytes (n >= 20), and its reply.
+func padTo(n int) (string, string) {
+	for d := 1; d <= 7; d++ {
+		l := n - 19 - d // *2\r\n$4\r\nECHO\r\n$<l>\r\n<l bytes>\r\n
+		if l >= 0 && len(fmt.Sprint(l)) == d {
+			v := strings.Repeat("p", l)
+			return "*2\r\n$4\r\nECHO\r\n$" + fmt.Sprint(l) + "\r\n" + v + "\r\n", fmt.Sprintf("%q", v)
+		}
+	}
+	panic(fmt.Sprintf("padTo(%d)", n))
+}
+
+// TestPipelineBulkHeaderAtReadBoundary writes, in one write, a pipeline in which a refused
+// bulk-length header straddles a read-buffer boundary (4096, 16384, 65536 bytes): the
+// requests before it are answered, then the protocol error, then the connection closes.
+func TestPipelineBulkHeaderAtReadBoundary(t *testing.T) {
+	strata := testutil.StartStrata(t)
+	redis := testutil.MaybeStartRedis(t)
+	var cases []splitCase
+	for _, boundary := range []int{4096, 16384, 65536} {
+		for start := boundary - 4; start <= boundary; start++ {
+			// The header "$-1\r\n" starts at byte start, after "*2\r\n$3\r\nGET\r\n".
+			pad, echoed := padTo(start - 13)
+			if len(pad) != start-13 {
+				t.Fatalf("padTo(%d) made %d bytes", start-13, len(pad))
+			}
+			cases = append(cases, splitCase{
+				name:     fmt.Sprintf("header at %d", start),
+				parts:    []string{pad + "*2\r\n$3\r\nGET\r\n$-1\r\n*1\r\n$4\r\nPING\r\n"},
+				fallback: []string{echoed, errInvalidBulk, closedMark},
+			})
+		}
+	}
+	compareParts(t, strata, redis, dial(t, strata), cases, 0)
+}
