@@ -275,6 +275,12 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if c.cutOff() { // limits.go: closed by its output buffer limit; the rest of its pipeline is dropped
 		return
 	}
+	if c.Quit || c.x.killed.Load() {
+		// After QUIT, or once killed (CLIENT KILL, idle timeout, a disconnect seen while
+		// blocked), nothing more the client sent runs: redcon still hands over the rest of
+		// the requests it had read.
+		return
+	}
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}

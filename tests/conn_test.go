@@ -176,3 +176,31 @@ func TestPipelineBulkHeaderAtReadBoundary(t *testing.T) {
 	}
 	compareParts(t, strata, redis, dial(t, strata), cases, 0)
 }
+
+// TestPipelineAfterQuit: QUIT is answered +OK and nothing pipelined after it runs, whether it
+// arrived in the same read or in later ones.
+func TestPipelineAfterQuit(t *testing.T) {
+	strata := testutil.StartStrata(t)
+	redis := testutil.MaybeStartRedis(t)
+	for _, inst := range []*testutil.Instance{strata, redis} {
+		if inst == nil {
+			continue
+		}
+		t.Run(inst.Name, func(t *testing.T) {
+			for _, n := range []int{3, 1024, 100000} {
+				key := fmt.Sprintf("quit:%d", n)
+				rc := splitCase{parts: []string{string(testutil.EncodeCommand("SET", key, "bar")) +
+					string(testutil.EncodeCommand("QUIT")) +
+					string(testutil.EncodeCommand("SET", key, strings.Repeat("z", n))) +
+					string(testutil.EncodeCommand("INCR", key+":n"))}}
+				got := runParts(t, inst, rc, 0)
+				if want := []string{"OK", "OK", closedMark}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("value of %d bytes after QUIT: got %q, want %q", n, got, want)
+				}
+				c := dial(t, inst)
+				mustDo(t, c, `"bar"`, "GET", key)
+				mustDo(t, c, "(nil)", "GET", key+":n")
+			}
+		})
+	}
+}
