@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,8 @@ type Server struct {
 
 	acl *commands.ACL // acl.go: users, requirepass, protected mode
 	tls tlsServer     // tls.go: the tls-port listener
+
+	panicHook func(point string, input []byte) // panics.go: set by tests before Start
 }
 
 type stats struct {
@@ -59,6 +62,7 @@ type stats struct {
 	connections       atomic.Int64
 	rejected          atomic.Int64
 	commandsProcessed atomic.Int64
+	panics            atomic.Int64 // panics.go: recovered in goroutines serving clients
 }
 
 // client is one connection's state.
@@ -266,6 +270,14 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
+	defer func() {
+		if r := recover(); r != nil { // panics.go: this client is closed, the server goes on
+			s.clientPanic(r, "running a command", c.ID, quoteArgs(cmd.Args))
+			c.x.killed.Store(true)
+			c.w.Reset()
+			conn.Close()
+		}
+	}()
 	var staged *storage.StagedValue
 	if c.guard != nil {
 		if staged = c.guard.takeStaged(); staged != nil { // stage.go: a SET value streamed to the value log
@@ -287,6 +299,9 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	ctx.Now = st.start.UnixMilli()
+	if s.panicHook != nil {
+		s.panicPoint("command", bytes.Join(cmd.Args, []byte(" ")))
+	}
 	if staged != nil && !s.stagedArgument(c, ctx, staged) {
 		// answered: the value could not be read back
 	} else if msg := commands.ScriptBusy(ctx); msg != "" {

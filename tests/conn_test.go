@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +203,76 @@ func TestPipelineAfterQuit(t *testing.T) {
 				mustDo(t, c, "(nil)", "GET", key+":n")
 			}
 		})
+	}
+}
+
+// TestBlockedClientHalfClose: a client blocked in BLPOP that shuts down its sending side is
+// dropped, as Redis drops a client whose read sees EOF: nothing queued behind the BLPOP runs,
+// no reply is sent, and the client leaves the blocked clients.
+func TestBlockedClientHalfClose(t *testing.T) {
+	strata := testutil.StartStrata(t)
+	redis := testutil.MaybeStartRedis(t)
+	for _, inst := range []*testutil.Instance{strata, redis} {
+		if inst == nil {
+			continue
+		}
+		t.Run(inst.Name, func(t *testing.T) {
+			admin := dial(t, inst)
+			for i, later := range []string{
+				"",                    // only the BLPOP
+				"SET hc:%d x\r\n",     // in the same write as the BLPOP
+				"|SET hc:%d x\r\n",    // in a later write, once the BLPOP is blocked
+				"|SET hc:%d x\r\nPIN", // a later write that ends inside a request
+			} {
+				c := dial(t, inst)
+				first := "BLPOP hc:list 0\r\n"
+				rest := ""
+				if strings.HasPrefix(later, "|") {
+					rest = fmt.Sprintf(later[1:], i)
+				} else if later != "" {
+					first += fmt.Sprintf(later, i) + "PING\r\n"
+				}
+				if err := c.WriteRaw([]byte(first)); err != nil {
+					t.Fatal(err)
+				}
+				waitBlocked(t, admin, 1)
+				if rest != "" {
+					if err := c.WriteRaw([]byte(rest)); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				if err := c.NetConn().(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+				if closed, extra := c.ExpectClosed(5 * time.Second); !closed || len(extra) > 0 {
+					t.Fatalf("case %d: closed %v, received %q; want the connection closed without a reply", i, closed, extra)
+				}
+				waitBlocked(t, admin, 0)
+				mustDo(t, admin, "(nil)", "GET", fmt.Sprintf("hc:%d", i))
+				// A push now finds no waiter: the list keeps the value.
+				mustDo(t, admin, "(integer) 1", "RPUSH", "hc:list", "v")
+				mustDo(t, admin, "(integer) 1", "DEL", "hc:list")
+			}
+		})
+	}
+}
+
+// waitBlocked waits until INFO reports n blocked clients.
+func waitBlocked(t *testing.T, admin *testutil.Conn, n int) {
+	t.Helper()
+	want := fmt.Sprintf("blocked_clients:%d\r\n", n)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		r, err := admin.Do("INFO", "clients")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(r.Str, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("INFO clients never showed %q: %s", strings.TrimSpace(want), r.Str)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
