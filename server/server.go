@@ -131,15 +131,14 @@ func (s *Server) Config() *config.Config { return s.liveConfig() }
 // Store returns the server's storage.
 func (s *Server) Store() *storage.Store { return s.store }
 
-// Start listens on the first bind address and serves clients in the background.
+// Start listens on every bind address (listen.go) and serves clients in the background.
 func (s *Server) Start() error {
-	addr := net.JoinHostPort(s.cfg.Bind[0], strconv.Itoa(s.cfg.Port))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenAll(s.cfg.Bind, s.cfg.Port)
 	if err != nil {
 		s.store.Close()
-		return fmt.Errorf("listen %s: %w", addr, err)
+		return err
 	}
-	if err := s.listenTLS(s.cfg.Bind[0]); err != nil { // tls.go: tls-port
+	if err := s.listenTLS(s.cfg.Bind); err != nil { // tls.go: tls-port
 		ln.Close()
 		s.store.Close()
 		return err
@@ -156,15 +155,18 @@ func (s *Server) Start() error {
 		go s.compactCron(s.cron)
 	}
 	s.ln = &guardListener{Listener: ln, srv: s}
-	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
+	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.rs.Serve(s.ln) }()
 	s.serveTLS() // tls.go: the same callbacks on the TLS listener
 	return nil
 }
 
-// Addr returns the address the server listens on.
+// Addr returns the address the server listens on (the first bind address's).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Addrs returns every address the server listens on, in the order of the bind directive.
+func (s *Server) Addrs() []string { return listenerAddrs(s.ln.(*guardListener).Listener) }
 
 // Wait blocks until the listener stops and returns its error.
 func (s *Server) Wait() error { return <-s.done }

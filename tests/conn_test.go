@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/testutil"
+	"github.com/strata-db/strata/server"
 )
 
 // splitCase is a request sent in parts, with a pause between them so that the server reads
@@ -274,5 +277,69 @@ func waitBlocked(t *testing.T, admin *testutil.Conn, n int) {
 			t.Fatalf("INFO clients never showed %q: %s", strings.TrimSpace(want), r.Str)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// canListen reports whether this machine can listen on host.
+func canListen(host string) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
+}
+
+// TestBindSeveralAddresses: with several bind addresses the server listens on every one, on
+// the same port (with port 0, the one the first address got); an optional address ("-" prefix)
+// the machine lacks is left out, a required one fails the start; the TLS port is opened on
+// every address too.
+func TestBindSeveralAddresses(t *testing.T) {
+	want := []string{"127.0.0.1"}
+	for _, h := range []string{"127.0.0.2", "::1"} {
+		if canListen(h) {
+			want = append(want, h)
+		}
+	}
+	if len(want) == 1 {
+		t.Skip("neither 127.0.0.2 nor ::1 can be listened on here")
+	}
+	f := tlsCerts(t)
+	port := tlsFreePort(t)
+	inst := testutil.StartStrata(t, func(c *config.Config) {
+		c.Bind = append(append([]string{}, want...), "-192.0.2.1") // TEST-NET-1: not on this machine
+		c.TLSPort, c.TLSCertFile, c.TLSKeyFile, c.TLSCACertFile = port, f.serverCert, f.serverKey, f.ca
+	})
+	addrs := inst.Server.Addrs()
+	if len(addrs) != len(want) {
+		t.Fatalf("listening on %q, want one address for each of %q", addrs, want)
+	}
+	_, first, _ := net.SplitHostPort(addrs[0])
+	for i, a := range addrs {
+		host, p, _ := net.SplitHostPort(a)
+		if host != want[i] || p != first || p == "0" {
+			t.Fatalf("listening on %q, want %q each on the same port", addrs, want)
+		}
+		c := dial(t, &testutil.Instance{Name: "strata", Addr: a})
+		mustDo(t, c, "(integer) "+fmt.Sprint(i+1), "INCR", "bind:n")
+		tc, err := tls.Dial("tcp", net.JoinHostPort(host, fmt.Sprint(port)), f.clientConfig(&f.client))
+		if err != nil {
+			t.Fatalf("TLS on %s: %v", host, err)
+		}
+		if got := tlsDo(t, tc, bufio.NewReader(tc), "GET bind:n"); got != "$1" {
+			t.Fatalf("TLS on %s: GET answered %q", host, got)
+		}
+		tc.Close()
+	}
+
+	cfg := config.Default()
+	cfg.Bind, cfg.Port, cfg.Dir, cfg.MetricsAddr = []string{"127.0.0.1", "192.0.2.1"}, 0, t.TempDir(), ""
+	srv, err := server.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err == nil || !strings.Contains(err.Error(), "192.0.2.1") {
+		srv.Close()
+		t.Fatalf("a required bind address that is not on the machine: Start answered %v", err)
 	}
 }
