@@ -93,6 +93,7 @@ type ServerStats struct {
 	NetOutput        int64
 	Rejected         int64
 	TotalErrors      int64
+	ClientPanics     int64 // panics recovered in goroutines serving clients (each closed the client)
 	Tracking         TrackingStats
 	Commands         []CommandStat    // commands called at least once, by name
 	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)

@@ -336,6 +336,7 @@ func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kvi("total_error_replies", st.TotalErrors)
 	b.kvi("reclaimed_keys", reclaimed)
 	b.kvi("garbage_pending", garbage)
+	b.kvi("client_panics", st.ClientPanics)
 }
 
 func infoReplication(b *infoBuilder, _ *Ctx, _ *ServerStats) {

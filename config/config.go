@@ -142,7 +142,7 @@ type directive struct {
 }
 
 var directives = []*directive{
-	{Directive: Directive{"bind", "127.0.0.1", "addresses to listen on (one or more, space separated)"},
+	{Directive: Directive{"bind", "127.0.0.1", "addresses to listen on, all at the same port (space separated; a leading - makes one optional, * is every IPv4 address, ::* every IPv6 one)"},
 		kind: kindList, min: 1, max: maxBindAddrs, check: nonEmpty,
 		field: func(c *Config) any { return &c.Bind }},
 	{Directive: Directive{"port", "6380", "TCP port to listen on; 0 picks a random free port"},
@@ -252,7 +252,7 @@ var directives = []*directive{
 	{Directive: Directive{"acllog-max-len", "128", "entries kept by ACL LOG (denied commands, keys, channels and logins)"},
 		kind: kindInt, min: 0, max: math.MaxInt32,
 		field: func(c *Config) any { return &c.ACLLogMaxLen }},
-	{Directive: Directive{"tls-port", "0", "port of a second listener speaking TLS (same bind address); 0 disables it"},
+	{Directive: Directive{"tls-port", "0", "port of a second listener speaking TLS (on the same bind addresses); 0 disables it"},
 		kind: kindInt, min: 0, max: 65535,
 		field: func(c *Config) any { return &c.TLSPort }},
 	{Directive: Directive{"tls-cert-file", "", "server certificate for the TLS listener (PEM)"},

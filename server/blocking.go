@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"weak"
 
@@ -209,6 +209,17 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 			c.w.Raw(reply)
 		}
 	case disconnected:
+		select {
+		case <-gone:
+			// The client closed its side: like Redis, which frees a client whose read sees
+			// EOF, drop it with nothing of what it sent after the blocked command run.
+			c.x.killed.Store(true)
+			if c.guard != nil {
+				c.guard.early = nil
+			}
+			conn.Close()
+		default:
+		}
 	default:
 		if !c.ReplyOff {
 			c.w.NullArray()
@@ -315,49 +326,79 @@ func (s *Server) runWaiter(w *waiter) ([]byte, [][]byte) {
 	return wr.Bytes(), ctx.Ready
 }
 
-// watchPeerClose closes gone when the client closes its side of the connection while it is
-// blocked. It peeks at the socket through the runtime poller, so it costs nothing while the
-// client is quiet; if the client sends more commands meanwhile, it stops watching (they are
-// read after the blocked command is answered). The returned stop function ends the watch.
+// blockedReadMax bounds what a blocked client's watcher reads ahead of the request parser.
+// Past it the watcher stops reading: the rest waits in the socket, and a close behind it is
+// seen once the blocked command is answered.
+const blockedReadMax = 1 << 20
+
+// watchPeerClose closes gone when the client closes its side of the connection (or it is reset)
+// while the client is blocked. Like Redis, which keeps reading from a blocked client, it reads
+// what the client sends meanwhile, into the request guard's early buffer (up to
+// blockedReadMax), so that a close behind pipelined commands is seen too; the guard parses
+// those bytes once the blocked command is answered. A waiting read costs a goroutine and a
+// poller registration, nothing while the client is quiet. The returned stop function ends the
+// watch; gone is closed only for a close or an error of the connection.
 func watchPeerClose(conn redcon.Conn, gone chan struct{}) (stop func()) {
-	nc := conn.NetConn()
-	if g, ok := nc.(*guardConn); ok {
-		nc = g.Conn
-	}
-	sc, ok := nc.(syscall.Conn)
+	g, ok := conn.NetConn().(*guardConn)
 	if !ok {
 		return func() {}
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return func() {}
-	}
+	var stopping atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var buf [1]byte
-		closed := false
-		err := raw.Read(func(fd uintptr) bool {
-			for {
-				n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-				switch {
-				case err == syscall.EINTR:
-					continue
-				case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
-					return false // nothing yet: let the poller wait
-				case err != nil || n == 0:
-					closed = true // reset, or orderly shutdown by the peer
-				}
-				return true // closed, or the client pipelined more commands
-			}
-		})
-		if closed || err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		if !g.watchRead(&stopping) {
 			close(gone)
 		}
 	}()
 	return func() {
-		nc.SetReadDeadline(time.Now())
+		stopping.Store(true)
+		g.Conn.SetReadDeadline(time.Now())
 		<-done
-		nc.SetReadDeadline(time.Time{})
+		g.Conn.SetReadDeadline(time.Time{})
+		if c := g.wakeFor.Load(); c != nil && c.trk.pending.Load() {
+			g.Conn.SetReadDeadline(time.Now()) // tracking.go: wake the reader for them
+		}
 	}
+}
+
+// watchRead reads what a blocked client sends into g.early until stopping is set (a deadline
+// then ends the read), the connection fails, or blockedReadMax bytes are buffered. It reports
+// false when the connection closed or failed; a panic also counts as that (panics.go).
+func (g *guardConn) watchRead(stopping *atomic.Bool) (open bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.panicked(r, "watching a blocked client", g.early)
+			open = false
+		}
+	}()
+	for len(g.early) < blockedReadMax {
+		room := blockedReadMax - len(g.early)
+		if cap(g.early)-len(g.early) < 512 {
+			g.early = slices.Grow(g.early, min(max(512, len(g.early)), room))
+		}
+		free := g.early[len(g.early):cap(g.early)]
+		n, err := g.Conn.Read(free[:min(len(free), room)])
+		g.early = g.early[:len(g.early)+n]
+		g.srv.stats.netIn.Add(int64(n))
+		if g.srv.panicHook != nil {
+			g.srv.panicPoint("blocked", g.early)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded) && stopping.Load():
+			return true
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			// A deadline set to wake the connection's reader for invalidations
+			// (tracking.go): the watch's stop re-arms it if they are still pending. A stop
+			// that came meanwhile set its own deadline first.
+			g.Conn.SetReadDeadline(time.Time{})
+			if stopping.Load() {
+				return true
+			}
+		default:
+			return false // orderly shutdown by the peer, or a reset
+		}
+	}
+	return true
 }

@@ -448,6 +448,7 @@ func (s *Server) Stats() *commands.ServerStats {
 		NetOutput:        s.stats.netOut.Load(),
 		Rejected:         s.stats.rejected.Load(),
 		TotalErrors:      s.x.errTotal.Load(),
+		ClientPanics:     s.stats.panics.Load(),
 		Tracking:         s.trackingStats(),
 	}
 	if s.ln != nil {

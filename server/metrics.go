@@ -112,6 +112,7 @@ var (
 	descRefused    = desc("strata_connections_rejected_total", "Connections refused because of maxclients.")
 	descNetIn      = desc("strata_net_input_bytes_total", "Bytes read from clients.")
 	descNetOut     = desc("strata_net_output_bytes_total", "Bytes written to clients.")
+	descPanics     = desc("strata_client_panics_total", "Panics recovered in goroutines serving clients; each closed that client's connection.")
 	descKeys       = desc("strata_keys", "Keys per database, counting expired keys not yet reclaimed.", "db")
 	descExpires    = desc("strata_keys_with_expiry", "Keys with an expiry per database.", "db")
 	descExpired    = desc("strata_expired_keys_total", "Keys deleted by the active expiry cycle.")
@@ -156,6 +157,7 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descRefused, float64(st.Rejected))
 	counter(descNetIn, float64(st.NetInput))
 	counter(descNetOut, float64(st.NetOutput))
+	counter(descPanics, float64(st.ClientPanics))
 
 	store := s.store
 	for db := 0; db < store.Databases(); db++ {

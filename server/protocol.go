@@ -42,10 +42,10 @@ type guardConn struct {
 	maxBulk int64
 	srv     *Server
 
-	state   int   // what the next byte starts
-	args    int64 // bulk strings left in the current multibulk
-	skip    int64 // payload bytes (and CRLF) left to pass
-	line    []byte
+	state   int    // what the next byte starts
+	args    int64  // bulk strings left in the current multibulk
+	skip    int64  // payload bytes (and CRLF) left to pass
+	line    []byte // the header or inline line being received
 	hdr     []byte // the current multibulk's header bytes, held until its count is known
 	failure string
 
@@ -57,19 +57,37 @@ type guardConn struct {
 	stageState // stage.go: large SET values streamed into the value log
 
 	wakeFor atomic.Pointer[client] // tracking.go: set once a read deadline may wake this reader
+	early   []byte                 // blocking.go: read from the socket while the client was blocked
+
+	scanning []byte // the bytes being scanned, for the log record of a panic (panics.go)
+	broken   bool   // a panic was recovered: the connection is closed
 }
 
 const (
 	stCommand = iota // start of a request
 	stMulti          // inside "*N" header line
 	stBulkHdr        // expecting "$N" line
-	stBulkLen        // inside "$N" header line
+	stBulkLen        // inside "$N" header line, held in line until it is complete and accepted
 	stInline         // inside an inline request
 	stPayload        // passing payload bytes
 	stStaged         // writing payload bytes to a staged value (stage.go)
 )
 
-func (g *guardConn) Read(p []byte) (int, error) {
+// Read passes the parser what the client sent, once framed and checked. A panic while reading
+// or scanning closes this connection only (panics.go).
+func (g *guardConn) Read(p []byte) (n int, err error) {
+	if g.broken {
+		return 0, net.ErrClosed
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, g.panicked(r, "reading a request", g.scanning)
+		}
+	}()
+	return g.read(p)
+}
+
+func (g *guardConn) read(p []byte) (int, error) {
 	fresh := len(g.out) == 0 // what the loop scans starts g.out's buffer
 	for len(g.out) == 0 {
 		if len(g.held) > 0 {
@@ -78,6 +96,14 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			held := g.held
 			g.held = nil
 			g.scan(held)
+			continue
+		}
+		if len(g.early) > 0 {
+			// Bytes read while the client was blocked (blocking.go), before anything
+			// still in the socket.
+			early := g.early
+			g.early = nil
+			g.scan(early)
 			continue
 		}
 		if g.overQuery {
@@ -144,6 +170,7 @@ func (g *guardConn) readPayload(p []byte) (int, bool, error) {
 		return 0, false, nil // the scanner closes the client for its query buffer
 	}
 	n, err := g.Conn.Read(p[:want])
+	g.scanning = p[:n]
 	g.srv.stats.netIn.Add(int64(n))
 	g.capture(p[:n]) // stage.go
 	g.skip -= int64(n)
@@ -154,7 +181,21 @@ func (g *guardConn) readPayload(p []byte) (int, bool, error) {
 	return n, true, err
 }
 
-func (g *guardConn) Write(p []byte) (int, error) {
+// Write sends replies to the client. A panic while writing closes this connection only
+// (panics.go).
+func (g *guardConn) Write(p []byte) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, g.panicked(r, "writing replies", p)
+		}
+	}()
+	return g.write(p)
+}
+
+func (g *guardConn) write(p []byte) (int, error) {
+	if g.srv.panicHook != nil {
+		g.srv.panicPoint("write", p)
+	}
 	if g.cut.Load() {
 		return 0, errOutputLimit // limits.go: cut off by client-output-buffer-limit
 	}
@@ -173,6 +214,10 @@ func (g *guardConn) Write(p []byte) (int, error) {
 // scan advances the framing state over b, appending what the parser should see to g.out.
 // On a violation it sets g.failure and stops.
 func (g *guardConn) scan(b []byte) {
+	g.scanning = b
+	if g.srv != nil && g.srv.panicHook != nil {
+		g.srv.panicPoint("read", b)
+	}
 	// The request being received waits in the parser's buffer with every byte sent for it
 	// until it is complete: that is the client's query buffer, which client-query-buffer-limit
 	// bounds. carried counts its bytes in earlier reads, start is where it began in b.
@@ -213,8 +258,6 @@ func (g *guardConn) scan(b []byte) {
 			i++
 			if g.state == stMulti {
 				g.hdr = append(g.hdr, c)
-			} else {
-				g.out = append(g.out, c)
 			}
 			if c != '\n' {
 				if len(g.line) >= headerLineMax {
@@ -259,15 +302,15 @@ func (g *guardConn) scan(b []byte) {
 				continue
 			}
 			if err != nil || n < 0 || n > g.maxBulk {
-				g.out = g.out[:len(g.out)-len(g.line)-2]
 				g.failure = errBulkLength
 				return
 			}
 			if n > unauthBulkMax && g.reqUnauth {
-				g.out = g.out[:len(g.out)-len(g.line)-2]
 				g.failure = errUnauthBulk
 				return
 			}
+			// The header reaches the parser whole, once it is accepted.
+			g.out = append(append(append(g.out, '$'), g.line...), '\n')
 			g.skip, g.state = n+2, stPayload
 			if g.beginBulk(n) { // stage.go: a large SET value goes to the value log as it arrives
 				g.state = stStaged
@@ -279,7 +322,6 @@ func (g *guardConn) scan(b []byte) {
 				g.state = stCommand
 				return
 			}
-			g.out = append(g.out, '$')
 			g.state, g.line = stBulkLen, g.line[:0]
 			i++
 		case stPayload:

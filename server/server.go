@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,8 @@ type Server struct {
 
 	acl *commands.ACL // acl.go: users, requirepass, protected mode
 	tls tlsServer     // tls.go: the tls-port listener
+
+	panicHook func(point string, input []byte) // panics.go: set by tests before Start
 }
 
 type stats struct {
@@ -59,6 +62,7 @@ type stats struct {
 	connections       atomic.Int64
 	rejected          atomic.Int64
 	commandsProcessed atomic.Int64
+	panics            atomic.Int64 // panics.go: recovered in goroutines serving clients
 }
 
 // client is one connection's state.
@@ -127,15 +131,14 @@ func (s *Server) Config() *config.Config { return s.liveConfig() }
 // Store returns the server's storage.
 func (s *Server) Store() *storage.Store { return s.store }
 
-// Start listens on the first bind address and serves clients in the background.
+// Start listens on every bind address (listen.go) and serves clients in the background.
 func (s *Server) Start() error {
-	addr := net.JoinHostPort(s.cfg.Bind[0], strconv.Itoa(s.cfg.Port))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenAll(s.cfg.Bind, s.cfg.Port)
 	if err != nil {
 		s.store.Close()
-		return fmt.Errorf("listen %s: %w", addr, err)
+		return err
 	}
-	if err := s.listenTLS(s.cfg.Bind[0]); err != nil { // tls.go: tls-port
+	if err := s.listenTLS(s.cfg.Bind); err != nil { // tls.go: tls-port
 		ln.Close()
 		s.store.Close()
 		return err
@@ -152,15 +155,18 @@ func (s *Server) Start() error {
 		go s.compactCron(s.cron)
 	}
 	s.ln = &guardListener{Listener: ln, srv: s}
-	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
+	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.rs.Serve(s.ln) }()
 	s.serveTLS() // tls.go: the same callbacks on the TLS listener
 	return nil
 }
 
-// Addr returns the address the server listens on.
+// Addr returns the address the server listens on (the first bind address's).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Addrs returns every address the server listens on, in the order of the bind directive.
+func (s *Server) Addrs() []string { return listenerAddrs(s.ln.(*guardListener).Listener) }
 
 // Wait blocks until the listener stops and returns its error.
 func (s *Server) Wait() error { return <-s.done }
@@ -266,6 +272,14 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
+	defer func() {
+		if r := recover(); r != nil { // panics.go: this client is closed, the server goes on
+			s.clientPanic(r, "running a command", c.ID, quoteArgs(cmd.Args))
+			c.x.killed.Store(true)
+			c.w.Reset()
+			conn.Close()
+		}
+	}()
 	var staged *storage.StagedValue
 	if c.guard != nil {
 		if staged = c.guard.takeStaged(); staged != nil { // stage.go: a SET value streamed to the value log
@@ -275,12 +289,21 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if c.cutOff() { // limits.go: closed by its output buffer limit; the rest of its pipeline is dropped
 		return
 	}
+	if c.Quit || c.x.killed.Load() {
+		// After QUIT, or once killed (CLIENT KILL, idle timeout, a disconnect seen while
+		// blocked), nothing more the client sent runs: redcon still hands over the rest of
+		// the requests it had read.
+		return
+	}
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	ctx.Now = st.start.UnixMilli()
+	if s.panicHook != nil {
+		s.panicPoint("command", bytes.Join(cmd.Args, []byte(" ")))
+	}
 	if staged != nil && !s.stagedArgument(c, ctx, staged) {
 		// answered: the value could not be read back
 	} else if msg := commands.ScriptBusy(ctx); msg != "" {

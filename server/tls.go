@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -72,8 +71,8 @@ func tlsConfig(cfg *config.Config) (*tls.Config, error) {
 	return tc, nil
 }
 
-// listenTLS opens the TLS listener on host:tls-port when tls-port is set.
-func (s *Server) listenTLS(host string) error {
+// listenTLS opens the TLS listener on every bind address at tls-port when tls-port is set.
+func (s *Server) listenTLS(hosts []string) error {
 	if s.cfg.TLSPort == 0 {
 		return nil
 	}
@@ -81,10 +80,9 @@ func (s *Server) listenTLS(host string) error {
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort(host, strconv.Itoa(s.cfg.TLSPort))
-	raw, err := net.Listen("tcp", addr)
+	raw, err := listenAll(hosts, s.cfg.TLSPort) // listen.go
 	if err != nil {
-		return fmt.Errorf("listen %s (tls-port): %w", addr, err)
+		return fmt.Errorf("tls-port: %w", err)
 	}
 	s.tls.ln = newHandshakeListener(raw, tc, s.log)
 	return nil

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
+	"math/rand"
 	"net"
 	"strconv"
 	"strings"
@@ -24,10 +27,11 @@ import (
 //	go test ./tests -run '^$' -fuzz '^FuzzRESP$' -fuzztime 20s
 //	go test ./tests -run '^$' -fuzz '^FuzzCommands$' -fuzztime 20s
 
-// FuzzRESP sends arbitrary bytes to a server as one client and checks that what comes back is
-// well-formed RESP, that the server finishes with the input (it closes the connection or answers
-// everything once the client has stopped sending), keeps serving other clients and keeps its
-// storage invariants.
+// FuzzRESP sends arbitrary bytes to a server, the same bytes split in several ways on several
+// connections at once (fuzzWays), and checks that what comes back is well-formed RESP, that the
+// server finishes with the input (it closes the connection or answers everything once the client
+// has stopped sending), recovers no panic, keeps serving other clients and keeps its storage
+// invariants.
 func FuzzRESP(f *testing.F) {
 	for _, s := range []string{
 		"PING\r\n",
@@ -48,6 +52,14 @@ func FuzzRESP(f *testing.F) {
 		"*1\r\n:5\r\n",
 		"\"unbalanced\r\n",
 		"SELECT 3\r\nSET x 1\r\nSWAPDB 0 3\r\nFLUSHDB\r\n",
+		// Refused bulk lengths, which crashed the server when their header was split.
+		"*2\r\n$3\r\nGET\r\n$-1\r\n",
+		"*2\r\n$3\r\nGET\r\n$2000000\r\n",
+		"PING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1x\r\nPING\r\n",
+		"*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$-7\r\n",
+		// Nothing after QUIT runs; a blocked client's pipeline is dropped at its close.
+		"SET q 1\r\nQUIT\r\nSET q 2\r\n",
+		"BLPOP nolist 0\r\nSET after-blpop 1\r\nPING\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -122,54 +134,136 @@ func (fs *fuzzServer) reset(t *testing.T) {
 	t.Fatal("cannot reach the server after the input")
 }
 
-func (fs *fuzzServer) run(t *testing.T, input []byte) {
-	nc, err := net.DialTimeout("tcp", fs.inst.Addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
+// fuzzWay is one way FuzzRESP writes an input: the chunks, written one after the other.
+type fuzzWay struct {
+	name   string
+	chunks [][]byte
+}
+
+// fuzzByteMax bounds the prefix of an input that FuzzRESP writes one byte at a time.
+const fuzzByteMax = 2048
+
+// fuzzWays returns the ways an input is sent, each on a connection of its own: whole; one byte
+// at a time; in pieces of random sizes (the sizes drawn from the input, so a run repeats); and
+// in one write behind a padding request sized so that the input starts just before a read
+// boundary of the server (4096, 16384, 65536 bytes), which then falls inside it.
+func fuzzWays(input []byte) []fuzzWay {
+	ways := []fuzzWay{{name: "whole", chunks: [][]byte{input}}}
+	var bytewise [][]byte
+	for i := 0; i < len(input) && i < fuzzByteMax; i++ {
+		bytewise = append(bytewise, input[i:i+1])
 	}
-	defer nc.Close()
-	var out bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-		_, err := io.Copy(&out, nc)
-		done <- err
+	if len(input) > fuzzByteMax {
+		bytewise = append(bytewise, input[fuzzByteMax:])
+	}
+	ways = append(ways, fuzzWay{name: "one byte at a time", chunks: bytewise})
+	h := fnv.New64a()
+	h.Write(input)
+	rng := rand.New(rand.NewSource(int64(h.Sum64())))
+	var random [][]byte
+	for rest := input; len(rest) > 0; {
+		k := 1 + rng.Intn(min(len(rest), 1<<uint(rng.Intn(17))))
+		random, rest = append(random, rest[:k]), rest[k:]
+	}
+	ways = append(ways, fuzzWay{name: "random pieces", chunks: random})
+	if len(input) > 0 {
+		for _, boundary := range []int{4096, 16384, 65536} {
+			// The input's first inside bytes fall before the boundary.
+			inside := 1 + rng.Intn(min(len(input), 64))
+			pad, _ := padTo(boundary - inside)
+			ways = append(ways, fuzzWay{name: fmt.Sprintf("across byte %d", boundary),
+				chunks: [][]byte{append([]byte(pad), input...)}})
+		}
+	}
+	return ways
+}
+
+// fuzzConn is one connection of a run.
+type fuzzConn struct {
+	way  fuzzWay
+	nc   net.Conn
+	out  bytes.Buffer
+	done chan error // the reader's end: the server closed the connection, or the read failed
+	err  error
+}
+
+// run sends input in every way of fuzzWays at once, each on its own connection, and checks
+// what comes back, that no panic was recovered, and that the server then answers a PING.
+func (fs *fuzzServer) run(t *testing.T, input []byte) {
+	panics := fs.inst.Server.Stats().ClientPanics
+	var conns []*fuzzConn
+	defer func() {
+		for _, c := range conns {
+			c.nc.Close()
+		}
 	}()
-	nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	if _, err := nc.Write(input); err == nil {
-		// The client is done: the server answers what it has and sees the connection end
-		// (a blocked command is unblocked by the close).
-		nc.(*net.TCPConn).CloseWrite()
+	for _, w := range fuzzWays(input) {
+		nc, err := net.DialTimeout("tcp", fs.inst.Addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &fuzzConn{way: w, nc: nc, done: make(chan error, 1)}
+		conns = append(conns, c)
+		go func() {
+			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_, err := io.Copy(&c.out, nc)
+			c.done <- err
+		}()
+		go func() {
+			nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			for _, chunk := range w.chunks {
+				if _, err := nc.Write(chunk); err != nil {
+					return // the server closed the connection
+				}
+			}
+			// The client is done: the server answers what it has and sees the connection
+			// end (a blocked command is unblocked by the close).
+			nc.(*net.TCPConn).CloseWrite()
+		}()
 	}
 	timer := time.NewTimer(2 * time.Second)
-	select {
-	case err = <-done:
-	case <-timer.C:
-		// A script or a pause the input started may hold the connection: end them.
-		fs.admin.Do("SCRIPT", "KILL")
-		fs.admin.Do("FUNCTION", "KILL")
-		fs.admin.Do("CLIENT", "UNPAUSE")
-		nc.Close()
-		err = <-done
-	}
-	timer.Stop()
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("the server neither answered nor closed within 10 s (input %q)", input)
-	}
-	// Everything received is RESP (possibly cut short by the close).
-	r := bufio.NewReader(bytes.NewReader(out.Bytes()))
-	for {
-		_, err := testutil.ReadReply(r)
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			break
+	defer timer.Stop()
+	stuck := false
+	for _, c := range conns {
+		if !stuck {
+			select {
+			case c.err = <-c.done:
+				continue
+			case <-timer.C:
+			}
+			// A script or a pause the input started may hold the connections: end them.
+			stuck = true
+			fs.admin.Do("SCRIPT", "KILL")
+			fs.admin.Do("FUNCTION", "KILL")
+			fs.admin.Do("CLIENT", "UNPAUSE")
+			for _, o := range conns {
+				o.nc.Close()
+			}
 		}
-		if err != nil {
-			t.Fatalf("malformed reply %v in %q (input %q)", err, out.Bytes(), input)
+		c.err = <-c.done
+	}
+	for _, c := range conns {
+		var ne net.Error
+		if errors.As(c.err, &ne) && ne.Timeout() {
+			t.Fatalf("%s: the server neither answered nor closed within 10 s (input %q)", c.way.name, input)
+		}
+		// Everything received is RESP (possibly cut short by the close).
+		r := bufio.NewReader(bytes.NewReader(c.out.Bytes()))
+		for {
+			_, err := testutil.ReadReply(r)
+			if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: malformed reply %v in %.300q (input %q)", c.way.name, err, c.out.Bytes(), input)
+			}
+		}
+		if bytes.Contains(c.out.Bytes(), []byte("internal error while running")) {
+			t.Fatalf("%s: a command panicked: %.300q (input %q)", c.way.name, c.out.Bytes(), input)
 		}
 	}
-	if bytes.Contains(out.Bytes(), []byte("internal error while running")) {
-		t.Fatalf("a command panicked: %q (input %q)", out.Bytes(), input)
+	if n := fs.inst.Server.Stats().ClientPanics; n != panics {
+		t.Fatalf("%d panics recovered while serving the input %q (see the log)", n-panics, input)
 	}
 	fs.reset(t)
 	fs.runs++

@@ -58,7 +58,7 @@ func main() {
 		logger.Error("start-up failed", "err", err)
 		os.Exit(1)
 	}
-	logger.Info("strata started", "version", server.Version, "addr", srv.Addr(), "dir", cfg.Dir,
+	logger.Info("strata started", "version", server.Version, "addr", strings.Join(srv.Addrs(), " "), "dir", cfg.Dir,
 		"leveldb-block-size", cfg.LevelDBBlockSize, "leveldb-write-buffer-size", cfg.LevelDBWriteBufferSize,
 		"leveldb-block-cache-size", cfg.LevelDBBlockCacheSize, "leveldb-compression", cfg.LevelDBCompression,
 		"leveldb-max-open-files", cfg.LevelDBMaxOpenFiles, "leveldb-bloom-bits", cfg.LevelDBBloomBits,

@@ -67,7 +67,8 @@ func (w *tWriter) Write(p []byte) (int, error) {
 // StartStrata starts a Strata server on 127.0.0.1 with a random port and a
 // fresh temporary data directory (unless an option sets Dir), with the
 // metrics listener disabled, and closes it when the test ends. Log records
-// below Warn are discarded; the rest go to the test log.
+// below Warn are discarded; the rest go to the test log (to stderr for a fuzz
+// target's server).
 func StartStrata(t testing.TB, opts ...func(*config.Config)) *Instance {
 	t.Helper()
 	cfg := config.Default()
@@ -81,7 +82,9 @@ func StartStrata(t testing.TB, opts ...func(*config.Config)) *Instance {
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
-	w := &tWriter{t: t}
+	// A fuzz target's F may not log while the target runs: its server logs to stderr.
+	_, fuzzing := t.(*testing.F)
+	w := &tWriter{t: t, done: fuzzing}
 	// Registered before the Close cleanup, so it runs after it.
 	t.Cleanup(func() {
 		w.mu.Lock()
