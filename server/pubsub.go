@@ -369,6 +369,7 @@ type outQueue struct {
 	closed    bool  // connection gone or cut off: nothing more is written
 	softSince time.Time
 	proto     atomic.Int32
+	sending   []byte // what the writer is writing, for the log record of a panic (panics.go)
 }
 
 const writeBatch = 64 << 10
@@ -376,6 +377,7 @@ const writeBatch = 64 << 10
 // run writes the queue to the socket until the queue is closed or a write fails.
 func (q *outQueue) run() {
 	var scratch []byte
+	defer q.recoverPanic() // panics.go
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
@@ -404,15 +406,48 @@ func (q *outQueue) run() {
 		}
 		q.pending -= int64(len(out))
 		q.inflight = int64(len(out))
-		q.mu.Unlock()
-		_, err := q.nc.Write(out)
-		q.mu.Lock()
+		err := q.write(out)
 		q.inflight = 0
 		if err != nil {
 			q.drop()
 		}
 		q.cond.Broadcast() // drain waits for an empty queue
 	}
+}
+
+// write writes out to the connection with q.mu released meanwhile (held again on return, even
+// by a panic).
+func (q *outQueue) write(out []byte) error {
+	q.mu.Unlock()
+	defer q.mu.Lock()
+	q.sending = out
+	if g, ok := q.nc.(*guardConn); ok && g.srv.panicHook != nil {
+		g.srv.panicPoint("deliver", out)
+	}
+	_, err := q.nc.Write(out)
+	q.sending = nil
+	return err
+}
+
+// recoverPanic ends a panic of the writer goroutine: it is logged and counted, the queue is
+// dropped and the client's connection closed (panics.go).
+func (q *outQueue) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if g, ok := q.nc.(*guardConn); ok {
+		var id int64
+		if g.owner != nil {
+			id = g.owner.ID
+			g.owner.x.killed.Store(true)
+		}
+		g.srv.clientPanic(r, "delivering pushed messages", id, quoteInput(q.sending))
+	}
+	q.mu.Lock()
+	q.drop()
+	q.mu.Unlock()
+	q.nc.Close()
 }
 
 // drop discards the queue and closes it; q.mu is held.
