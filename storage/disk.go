@@ -38,7 +38,8 @@ import (
 // read-write beside the read-only one, under the store's global lock (which every transaction
 // holds shared, so no command runs meanwhile), and swaps the two. A failed attempt doubles the
 // wait before the next, up to reopenWaitMax. The read-only database is closed retiredGrace
-// later. Background writers (expiry, the collectors) skip their work while writes fail.
+// later (or once a backup reading it is done). Background writers (expiry, the collectors) skip
+// their work while writes fail.
 //
 // Writing. goleveldb keeps the error of a failed journal or manifest append for good (the writer
 // is only reset when its file is rotated), so a single ENOSPC in the middle of an append would
@@ -70,13 +71,12 @@ const (
 	preallocChunk    = 1 << 20 // reservations grow in multiples of this
 	preallocMargin   = 256 << 10
 	journalFirst     = 4 << 20 // a new journal's reservation (less if the write buffer is small)
-	journalAhead     = 4 << 20 // room kept reserved past what commits need, when the disk has it
+	journalAhead     = 4 << 20 // room kept reserved past what commits need (at least half), when the disk has it
 	aheadRetry       = 100 * time.Millisecond
 	diskProbeEvery   = time.Second
 	reopenWaitMax    = 30 * time.Second
 	retiredGrace     = 5 * time.Second
 	fallocKeepSize   = 0x01 // FALLOC_FL_KEEP_SIZE
-	fallocPunchHole  = 0x02 // FALLOC_FL_PUNCH_HOLE
 )
 
 var (
@@ -298,9 +298,9 @@ type recoveringStorage struct {
 	noPrealloc  atomic.Bool
 	journal     atomic.Pointer[bufJournal] // the journal LevelDB writes to
 
-	resMu     sync.Mutex // promised, aheadFail; held while a journal is created
-	promised  int64      // journal bytes of the writes between reserveJournal and releaseJournal
-	aheadFail time.Time  // when reserving room ahead last failed
+	resMu     sync.Mutex   // raising promised, aheadFail; held while a journal is created
+	promised  atomic.Int64 // journal bytes of the writes between reserveJournal and releaseJournal
+	aheadFail time.Time    // when reserving room ahead last failed
 }
 
 func (r *recoveringStorage) Log(str string) {
@@ -328,7 +328,7 @@ func (r *recoveringStorage) Create(fd lstorage.FileDesc) (lstorage.Writer, error
 	// may land in it. reserveJournal waits meanwhile, so it sees one journal or the other.
 	r.resMu.Lock()
 	defer r.resMu.Unlock()
-	w, err := r.create(fd, min(r.journalSize, journalFirst)+r.promised)
+	w, err := r.create(fd, min(r.journalSize, journalFirst)+r.promised.Load())
 	if err != nil {
 		return nil, err
 	}
@@ -388,13 +388,15 @@ func (r *recoveringStorage) reserveJournal(n int64) error {
 	r.resMu.Lock()
 	defer r.resMu.Unlock()
 	if j := r.journal.Load(); j != nil && j.pw != nil {
-		need := j.appended.Load() + r.promised + n
+		need := j.appended.Load() + r.promised.Load() + n
 		alloc := j.pw.alloc.Load()
-		// Room ahead is reserved when it can be, up to the largest journal, so that commits
-		// rarely wait on fallocate and a compaction taking the disk's last free space does not
+		// Room ahead is reserved when it can be, up to the largest journal: once less than half
+		// of journalAhead is left, the reservation grows to journalAhead past need. So commits
+		// rarely wait on fallocate, and a compaction taking the disk's last free space does not
 		// stop writes at once.
 		ahead := min(need+journalAhead, max(need, r.journalSize))
-		if ahead > alloc && (need > alloc || time.Since(r.aheadFail) >= aheadRetry) {
+		low := min(need+journalAhead/2, ahead)
+		if low > alloc && (need > alloc || time.Since(r.aheadFail) >= aheadRetry) {
 			if err := j.pw.reserve(roundUp(ahead, preallocChunk)); err != nil {
 				r.aheadFail = time.Now()
 				if need > alloc {
@@ -405,15 +407,13 @@ func (r *recoveringStorage) reserveJournal(n int64) error {
 			}
 		}
 	}
-	r.promised += n
+	r.promised.Add(n)
 	return nil
 }
 
-func (r *recoveringStorage) releaseJournal(n int64) {
-	r.resMu.Lock()
-	r.promised -= n
-	r.resMu.Unlock()
-}
+// releaseJournal ends a reservation: the write is in the journal or failed. It needs no lock:
+// a journal created meanwhile reserves a little more than it must.
+func (r *recoveringStorage) releaseJournal(n int64) { r.promised.Add(-n) }
 
 func roundUp(n, to int64) int64 { return (n + to - 1) / to * to }
 
@@ -426,7 +426,7 @@ type preallocWriter struct {
 	written int64        // bytes written; LevelDB writes a file from one goroutine at a time
 }
 
-func (w *preallocWriter) fallocate(mode uint32, off, n int64) error {
+func (w *preallocWriter) fallocate(off, n int64) error {
 	raw, err := w.sc.SyscallConn()
 	if err != nil {
 		return err
@@ -434,7 +434,7 @@ func (w *preallocWriter) fallocate(mode uint32, off, n int64) error {
 	var ferr error
 	if err := raw.Control(func(fd uintptr) {
 		for {
-			ferr = syscall.Fallocate(int(fd), mode, off, n)
+			ferr = syscall.Fallocate(int(fd), fallocKeepSize, off, n)
 			if ferr != syscall.EINTR {
 				return
 			}
@@ -453,7 +453,7 @@ func (w *preallocWriter) reserve(size int64) error {
 	if size <= cur {
 		return nil
 	}
-	if err := w.fallocate(fallocKeepSize, cur, size-cur); err != nil {
+	if err := w.fallocate(cur, size-cur); err != nil {
 		return err
 	}
 	w.alloc.Store(size)
@@ -472,11 +472,12 @@ func (w *preallocWriter) Write(p []byte) (int, error) {
 }
 
 // Close gives back the room reserved past what was written: a closed journal waits for its
-// memtable's flush before it is deleted, and a failed open leaves its new journal behind.
+// memtable's flush before it is deleted, and a failed open leaves its new journal behind. A
+// truncation to the file's own size drops the blocks reserved past its end (ext4, tmpfs).
 func (w *preallocWriter) Close() error {
 	w.mu.Lock()
-	if alloc := w.alloc.Load(); alloc > w.written {
-		w.fallocate(fallocKeepSize|fallocPunchHole, w.written, alloc-w.written)
+	if t, ok := w.Writer.(interface{ Truncate(int64) error }); ok && w.alloc.Load() > w.written {
+		t.Truncate(w.written)
 	}
 	w.mu.Unlock()
 	return w.Writer.Close()
@@ -564,7 +565,7 @@ func (e *valueLogError) Unwrap() error { return e.err }
 func (s *Store) diskLoop() {
 	defer s.wg.Done()
 	for s.sleep(diskProbeEvery) {
-		if d := &s.disk; d.retired != nil && time.Since(d.retiredAt) >= retiredGrace {
+		if d := &s.disk; d.retired != nil && time.Since(d.retiredAt) >= retiredGrace && !s.backup.running.Load() {
 			d.retired.Close()
 			d.retired = nil
 		}
