@@ -148,6 +148,8 @@ func openLevelDB(dir string, lo *opt.Options, log *slog.Logger) (*leveldb.DB, *r
 		if err == nil {
 			log.Error("leveldb: no room on the disk to open the database for writing; opened it read-only, write commands are refused until the disk has room",
 				"dir", dir, "err", stor.roErr)
+		} else {
+			err = fmt.Errorf("%w (and opening it read-only failed: %v)", stor.roErr, err)
 		}
 	}
 	if err != nil {
