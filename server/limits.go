@@ -19,9 +19,10 @@ import (
 // wrapConn and linkGuard (accepting a connection), dispatch, cutOff and outputOverLimit
 // (handle); protocol.go's guardConn through limitState, queryLimitClose and writeNormal.
 
-// misconfPrefix starts the error that write commands get while the storage cannot write; Redis
-// 7.0 answers "MISCONF Errors writing to the AOF file: <strerror>" when its AOF cannot be written.
-const misconfPrefix = "MISCONF Errors writing to the disk: "
+// misconfPrefix starts the error that write commands get while the storage cannot write: Redis
+// 7.0's reply when its AOF cannot be written (Strata's journal is its AOF: CONFIG GET appendonly
+// answers yes), followed by strerror's text.
+const misconfPrefix = "MISCONF Errors writing to the AOF file: "
 
 // dispatch runs one command through commands.Dispatch. While the storage reports a write
 // error, write commands that pass the dispatcher's gates (known, right arity, authenticated) are

@@ -50,7 +50,7 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 	// The value log is pinned before the snapshot, so that no file the snapshot points into is
 	// collected, and its files' sizes are taken after it, so that they cover every pointer in it.
 	s.vlog.pin()
-	snap, err := s.db.GetSnapshot()
+	snap, err := s.db().GetSnapshot()
 	if err != nil {
 		s.vlog.unpin()
 		s.backup.running.Store(false)

@@ -45,7 +45,7 @@ func (s *Store) StartCompact(db int) bool {
 		start := time.Now()
 		msg := ""
 		for _, r := range ranges {
-			if err := s.db.CompactRange(r); err != nil {
+			if err := s.db().CompactRange(r); err != nil {
 				msg = err.Error()
 				s.log.Error("compaction failed", "err", err)
 				break

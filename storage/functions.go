@@ -16,7 +16,7 @@ var sysFuncPrefix = []byte{tagSystem, 'f', 'n', ':'}
 
 // FunctionLibraries returns every stored library: name -> code.
 func (s *Store) FunctionLibraries() (map[string]string, error) {
-	it := s.db.NewIterator(util.BytesPrefix(sysFuncPrefix), nil)
+	it := s.db().NewIterator(util.BytesPrefix(sysFuncPrefix), nil)
 	defer it.Release()
 	libs := map[string]string{}
 	for it.Next() {
@@ -31,7 +31,7 @@ func (s *Store) FunctionLibraries() (map[string]string, error) {
 func (s *Store) UpdateFunctionLibraries(clear bool, del []string, put map[string]string) error {
 	var b leveldb.Batch
 	if clear {
-		it := s.db.NewIterator(util.BytesPrefix(sysFuncPrefix), nil)
+		it := s.db().NewIterator(util.BytesPrefix(sysFuncPrefix), nil)
 		for it.Next() {
 			b.Delete(append([]byte(nil), it.Key()...))
 		}
@@ -49,7 +49,7 @@ func (s *Store) UpdateFunctionLibraries(clear bool, del []string, put map[string
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := s.db.Write(&b, s.wo); err != nil {
+	if err := s.commitBatch(&b, s.wo); err != nil {
 		return err
 	}
 	s.unsynced.Store(true)

@@ -107,7 +107,7 @@ func invFill(t testing.TB, s *Store, db int, key string, typ Type, n int) *Meta 
 // invDataCount counts the sub-keys of object id on disk.
 func invDataCount(t testing.TB, s *Store, id uint64) int {
 	t.Helper()
-	it := s.db.NewIterator(util.BytesPrefix(DataKey(nil, id, nil)), nil)
+	it := s.db().NewIterator(util.BytesPrefix(DataKey(nil, id, nil)), nil)
 	defer it.Release()
 	n := 0
 	for it.Next() {
@@ -119,7 +119,7 @@ func invDataCount(t testing.TB, s *Store, id uint64) int {
 // invGarbageLen counts the records of the garbage queue.
 func invGarbageLen(t testing.TB, s *Store) int {
 	t.Helper()
-	it := s.db.NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
+	it := s.db().NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
 	defer it.Release()
 	n := 0
 	for it.Next() {
@@ -218,28 +218,28 @@ func TestInvariantsDetectViolations(t *testing.T) {
 		}},
 		{"zset index", "index entries", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "coll:zset")
-			if err := s.db.Delete(ZSetScoreKey(nil, m.ID, 0, []byte("m:00000000")), nil); err != nil {
+			if err := s.db().Delete(ZSetScoreKey(nil, m.ID, 0, []byte("m:00000000")), nil); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"list index", "outside", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "coll:list")
-			if err := s.db.Delete(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Head)), nil); err != nil {
+			if err := s.db().Delete(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Head)), nil); err != nil {
 				t.Fatal(err)
 			}
-			s.db.Put(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Tail)), []byte("x"), nil)
+			s.db().Put(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Tail)), []byte("x"), nil)
 		}},
 		{"missing expiry entry", "no expiry-index entry", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "str:0")
-			if err := s.db.Delete(expireKey(nil, m.Expire, s.dbmap[0], []byte("str:0")), nil); err != nil {
+			if err := s.db().Delete(expireKey(nil, m.Expire, s.dbmap[0], []byte("str:0")), nil); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"stale expiry entry", "no key", func(t *testing.T, s *Store) {
-			s.db.Put(expireKey(nil, 12345, s.dbmap[0], []byte("nokey")), nil, nil)
+			s.db().Put(expireKey(nil, 12345, s.dbmap[0], []byte("nokey")), nil, nil)
 		}},
 		{"wrong expiry entry", "but the key expires at", func(t *testing.T, s *Store) {
-			s.db.Put(expireKey(nil, 12345, s.dbmap[0], []byte("str:0")), nil, nil)
+			s.db().Put(expireKey(nil, 12345, s.dbmap[0], []byte("str:0")), nil, nil)
 		}},
 		{"counter", "counters say", func(t *testing.T, s *Store) {
 			s.counterMu.Lock()
@@ -247,7 +247,7 @@ func TestInvariantsDetectViolations(t *testing.T) {
 			s.counterMu.Unlock()
 		}},
 		{"orphan", "no key holds", func(t *testing.T, s *Store) {
-			s.db.Put(DataKey(nil, 999999, []byte("orphan")), nil, nil)
+			s.db().Put(DataKey(nil, 999999, []byte("orphan")), nil, nil)
 		}},
 		{"live object queued", "is queued as garbage", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "coll:hash")
@@ -291,7 +291,7 @@ func invMeta(t *testing.T, s *Store, key string) *Meta {
 // invRawMeta writes a metadata record directly, bypassing index and counters.
 func invRawMeta(t *testing.T, s *Store, key string, m *Meta) {
 	t.Helper()
-	if err := s.db.Put(metaKey(nil, s.dbmap[0], []byte(key)), encodeMeta(nil, m), nil); err != nil {
+	if err := s.db().Put(metaKey(nil, s.dbmap[0], []byte(key)), encodeMeta(nil, m), nil); err != nil {
 		t.Fatal(err)
 	}
 }

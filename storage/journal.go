@@ -24,7 +24,8 @@ import (
 
 // bufJournal is a journal file whose writes are buffered until flushed.
 type bufJournal struct {
-	w lstorage.Writer
+	w  lstorage.Writer
+	pw *preallocWriter // w when the file system preallocates; its reservation (disk.go)
 
 	mu       sync.Mutex // buf, err
 	buf      []byte

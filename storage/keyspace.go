@@ -161,7 +161,7 @@ func (t *Txn) FlushDB(db int) {
 	for _, p := range s.dbmap {
 		maxPhys = max(maxPhys, p)
 	}
-	if v, err := s.db.Get([]byte("!physhigh"), nil); err == nil && len(v) == 4 {
+	if v, err := s.db().Get([]byte("!physhigh"), nil); err == nil && len(v) == 4 {
 		maxPhys = max(maxPhys, binary.BigEndian.Uint32(v))
 	}
 	fresh := maxPhys + 1

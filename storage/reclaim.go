@@ -48,6 +48,9 @@ func (s *Store) expireLoop() {
 		hz = 10
 	}
 	for s.sleep(time.Second / time.Duration(hz)) {
+		if !s.writable() {
+			continue // disk.go: the disk refuses writes; reads still hide expired keys
+		}
 		start := time.Now()
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)
@@ -67,7 +70,7 @@ func (s *Store) expireLoop() {
 func (s *Store) ExpireStep(max int) (int, error) {
 	now := time.Now().UnixMilli()
 	limit := expireKey(nil, now+1, 0, nil)
-	it := s.db.NewIterator(&util.Range{Start: []byte{tagExpire}, Limit: limit}, nil)
+	it := s.db().NewIterator(&util.Range{Start: []byte{tagExpire}, Limit: limit}, nil)
 	type due struct {
 		phys uint32
 		key  []byte
@@ -89,7 +92,7 @@ func (s *Store) ExpireStep(max int) (int, error) {
 		db := s.logicalDB(d.phys)
 		if db < 0 {
 			// The database was flushed; the collector owns its keys.
-			if err := s.db.Delete(d.raw, nil); err != nil {
+			if err := s.deleteRaw(d.raw, nil); err != nil {
 				return 0, err
 			}
 			continue
@@ -163,6 +166,9 @@ func (s *Store) collectLoop() {
 		case <-s.gcWake:
 		case <-tick.C:
 		}
+		if !s.writable() {
+			continue // disk.go: the disk refuses writes
+		}
 		if _, err := s.Collect(); err != nil {
 			s.log.Warn("garbage collection", "err", err)
 		}
@@ -173,7 +179,7 @@ func (s *Store) collectLoop() {
 func (s *Store) Collect() (int64, error) {
 	var total int64
 	for {
-		it := s.db.NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
+		it := s.db().NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
 		var keys, vals [][]byte
 		for it.Next() && len(keys) < 64 {
 			keys = append(keys, append([]byte(nil), it.Key()...))
@@ -205,7 +211,7 @@ func (s *Store) Collect() (int64, error) {
 			if err != nil {
 				return total, err
 			}
-			if err := s.db.Delete(gk, nil); err != nil {
+			if err := s.deleteRaw(gk, nil); err != nil {
 				return total, err
 			}
 			select {
@@ -229,7 +235,7 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 	chunkStart := r.Start // the part of the range reclaimed since the last compaction begins here
 	for {
 		start := time.Now()
-		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
+		it := s.db().NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
 		var b leveldb.Batch
 		for b.Len() < reclaimBatch && it.Next() {
 			b.Delete(it.Key())
@@ -242,14 +248,14 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 		if b.Len() == 0 {
 			break
 		}
-		if err := s.db.Write(&b, nil); err != nil {
+		if err := s.commitBatch(&b, nil); err != nil {
 			return total, err
 		}
 		total += int64(b.Len())
 		chunk += int64(b.Len())
 		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
 		if chunk >= compactChunk {
-			if err := s.db.CompactRange(util.Range{Start: chunkStart, Limit: from}); err != nil {
+			if err := s.db().CompactRange(util.Range{Start: chunkStart, Limit: from}); err != nil {
 				return total, err
 			}
 			chunkStart, chunk = from, 0
@@ -260,7 +266,7 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 	}
 	if total >= compactAfter && chunk > 0 {
 		start := time.Now()
-		if err := s.db.CompactRange(util.Range{Start: chunkStart, Limit: r.Limit}); err != nil {
+		if err := s.db().CompactRange(util.Range{Start: chunkStart, Limit: r.Limit}); err != nil {
 			return total, err
 		}
 		s.pace(start) // the work is done either way; a close just ends the wait
@@ -275,7 +281,7 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 	from := r.Start
 	for {
 		start := time.Now()
-		it := s.db.NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
+		it := s.db().NewIterator(&util.Range{Start: from, Limit: r.Limit}, reclaimRead)
 		var b leveldb.Batch
 		var ids []uint64
 		for b.Len() < reclaimBatch && it.Next() {
@@ -309,7 +315,7 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 			total += n
 		}
 		start = time.Now()
-		if err := s.db.Write(&b, nil); err != nil {
+		if err := s.commitBatch(&b, nil); err != nil {
 			return total, err
 		}
 		total += int64(b.Len())
@@ -319,7 +325,7 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 		}
 	}
 	if total >= compactAfter {
-		return total, s.db.CompactRange(*r)
+		return total, s.db().CompactRange(*r)
 	}
 	return total, nil
 }

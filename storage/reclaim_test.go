@@ -20,7 +20,7 @@ func TestReclaimCompactsLargeRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := []util.Range{*util.BytesPrefix(DataKey(nil, m.ID, nil))}
-	before, err := s.db.SizeOf(r)
+	before, err := s.db().SizeOf(r)
 	if err != nil || before.Sum() < 100_000 {
 		t.Fatalf("size before %v %v", before, err)
 	}
@@ -33,7 +33,7 @@ func TestReclaimCompactsLargeRange(t *testing.T) {
 	if c := invDataCount(t, s, m.ID); c != 0 {
 		t.Fatalf("%d sub-keys left", c)
 	}
-	after, err := s.db.SizeOf(r)
+	after, err := s.db().SizeOf(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestRestartDuringExpiry(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	invCheck(t, s)
-	it := s.db.NewIterator(util.BytesPrefix([]byte{tagData}), nil)
+	it := s.db().NewIterator(util.BytesPrefix([]byte{tagData}), nil)
 	defer it.Release()
 	if it.Next() {
 		t.Fatalf("sub-key %x left after expiry and collection", it.Key())
@@ -169,7 +169,7 @@ func TestFlushReclaimsExpiryIndex(t *testing.T) {
 	}
 	invCheck(t, s)
 	for _, tag := range []byte{tagExpire, tagMeta, tagData} {
-		it := s.db.NewIterator(util.BytesPrefix([]byte{tag}), nil)
+		it := s.db().NewIterator(util.BytesPrefix([]byte{tag}), nil)
 		if it.Next() {
 			t.Errorf("record %q left after flush and collection", it.Key())
 		}

@@ -134,7 +134,7 @@ func (t *Txn) Commit() error {
 			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
 			t.batch.Put(t.kbuf, t.vbuf)
 		}
-		err = s.db.Write(&t.batch, s.wo)
+		err = s.commitBatch(&t.batch, s.wo)
 		if err != nil {
 			for _, d := range t.deltas {
 				s.keys[d.phys] -= d.keys
@@ -143,7 +143,7 @@ func (t *Txn) Commit() error {
 		}
 		s.counterMu.Unlock()
 	} else {
-		err = s.db.Write(&t.batch, s.wo)
+		err = s.commitBatch(&t.batch, s.wo)
 	}
 	if err == nil {
 		s.unsynced.Store(true)
@@ -151,7 +151,7 @@ func (t *Txn) Commit() error {
 			s.cache.applyBatch(t.batch.Dump())
 		}
 	} else {
-		s.noteWriteError(err) // store.go: a full disk or I/O error; the server refuses writes until it clears
+		s.noteWriteError(err) // disk.go: a full disk or I/O error; the server refuses writes until it clears
 		if s.cache != nil {
 			s.cache.applyFailed(t.batch.Dump())
 		}
@@ -227,7 +227,7 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 			return v, found, nil
 		}
 	}
-	v, err := t.s.db.Get(k, nil)
+	v, err := t.s.db().Get(k, nil)
 	found := err == nil
 	if err == leveldb.ErrNotFound {
 		err = nil
@@ -300,7 +300,7 @@ type Iter struct {
 // Iterate returns an iterator over [start, limit); limit nil means no upper bound.
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	r := &util.Range{Start: start, Limit: limit}
-	it := &Iter{base: t.s.db.NewIterator(r, nil), reverse: reverse}
+	it := &Iter{base: t.s.db().NewIterator(r, nil), reverse: reverse}
 	t.syncOverlay()
 	if len(t.over) > 0 {
 		it.over = newSliceIter(t.over, start, limit)

@@ -125,7 +125,7 @@ func TestUnknownFormatRefusesToOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.db.Put(sysFormat, []byte("99"), nil)
+	s.db().Put(sysFormat, []byte("99"), nil)
 	s.Close()
 	if _, err := Open(Options{Dir: dir, DisableBackgrnd: true}); !errors.Is(err, ErrUnknownFormat) {
 		t.Fatalf("open with format 99: %v", err)

@@ -219,10 +219,11 @@ type valueLog struct {
 
 	flushWake chan struct{}
 
-	gcMu        sync.Mutex
-	lastRecount time.Time
-	lastDBMap   string
-	gcBuf       []byte
+	gcMu          sync.Mutex
+	repairPending bool // lost values found by a read-only open, deleted once it is reopened (disk.go)
+	lastRecount   time.Time
+	lastDBMap     string
+	gcBuf         []byte
 }
 
 func vlogFileName(num uint32) string { return fmt.Sprintf("%06d.vlog", num) }
@@ -242,7 +243,7 @@ func openValueLog(s *Store) (*valueLog, error) {
 	if l.ratio <= 0 || l.ratio > 1 {
 		l.ratio = defaultVLogGCRatio
 	}
-	if v, err := s.db.Get(sysVSealed, nil); err == nil && len(v) == 4 {
+	if v, err := s.db().Get(sysVSealed, nil); err == nil && len(v) == 4 {
 		l.sealed = binary.BigEndian.Uint32(v)
 	}
 	ents, err := os.ReadDir(l.dir)
@@ -478,7 +479,7 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, *vfile, error) 
 		_, err = f.f.WriteAt(value, p.off)
 	}
 	if err != nil {
-		l.s.noteWriteError(err) // a full disk: write commands get MISCONF until a probe succeeds
+		l.noteError(err) // a full disk
 	}
 	if err == nil && vlogWriteHook != nil {
 		err = vlogWriteHook(p)
@@ -676,7 +677,7 @@ func (s *Store) ValueLogStats() ValueLogStats {
 // vliveEntries returns the live-index records of one file.
 func (l *valueLog) vliveEntries(file uint32) ([]vliveEntry, error) {
 	var out []vliveEntry
-	it := l.s.db.NewIterator(util.BytesPrefix(vliveFilePrefix(file)), nil)
+	it := l.s.db().NewIterator(util.BytesPrefix(vliveFilePrefix(file)), nil)
 	for it.Next() {
 		if e, ok := decodeVLive(it.Key(), it.Value()); ok {
 			out = append(out, e)

@@ -29,6 +29,9 @@ const (
 func (l *valueLog) gcLoop() {
 	defer l.s.wg.Done()
 	for l.s.sleep(time.Second) {
+		if !l.s.writable() {
+			continue // disk.go: the disk refuses writes
+		}
 		if _, err := l.collect(false); err != nil {
 			l.s.log.Warn("value log collector", "err", err)
 		}
@@ -137,7 +140,7 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 	for _, e := range ents {
 		if l.s.logicalDB(e.phys) < 0 {
 			// A key of a flushed database: nothing can reach it any more.
-			if err := l.s.db.Delete(vliveKey(e.p.file, e.p.off), nil); err != nil {
+			if err := l.s.deleteRaw(vliveKey(e.p.file, e.p.off), nil); err != nil {
 				return false, err
 			}
 			continue
@@ -192,7 +195,7 @@ func (l *valueLog) collectFile(num uint32) (bool, error) {
 	if err := l.syncNow(); err != nil {
 		return false, err
 	}
-	if err := l.s.db.Put(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
+	if err := l.s.putRaw(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
 		return false, err
 	}
 	return l.remove(f), nil

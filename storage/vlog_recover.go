@@ -127,12 +127,19 @@ func (l *valueLog) repairAndCount() error {
 	if err != nil {
 		return err
 	}
+	if len(lost) > 0 && l.s.disk.readOnly.Load() {
+		// Opened read-only (a full disk): the keys are deleted once the store is reopened.
+		l.repairPending = true
+		l.s.log.Warn("value log: keys whose values were lost in a crash are deleted once the disk has room", "keys", len(lost))
+		return nil
+	}
+	l.repairPending = false
 	for _, e := range lost {
 		l.s.log.Warn("value log: a key's value was lost in a crash; deleting the key",
 			"key", string(e.key), "file", vlogFileName(e.p.file), "offset", e.p.off)
 		db := l.s.logicalDB(e.phys)
 		if db < 0 {
-			if err := l.s.db.Delete(vliveKey(e.p.file, e.p.off), nil); err != nil {
+			if err := l.s.deleteRaw(vliveKey(e.p.file, e.p.off), nil); err != nil {
 				return err
 			}
 			continue
@@ -161,7 +168,7 @@ func (l *valueLog) recount() ([]vliveEntry, error) {
 	var lost []vliveEntry
 	live := map[uint32]int64{}
 	dbmap := l.s.dbmapString()
-	it := l.s.db.NewIterator(util.BytesPrefix(sysVLive), nil)
+	it := l.s.db().NewIterator(util.BytesPrefix(sysVLive), nil)
 	for it.Next() {
 		e, ok := decodeVLive(it.Key(), it.Value())
 		if !ok {
@@ -201,3 +208,17 @@ func (l *valueLog) inBad(p vptr) bool {
 	}
 	return false
 }
+
+// finishRepair runs the repair that a read-only open left for later, if any.
+func (l *valueLog) finishRepair() error {
+	if !l.repairPending {
+		return nil
+	}
+	l.gcMu.Lock()
+	defer l.gcMu.Unlock()
+	return l.repairAndCount()
+}
+
+// noteError records a failed write to the value log: write commands get MISCONF until a probe
+// succeeds. Every append tries the disk again, so the probe needs no memtable flush for it.
+func (l *valueLog) noteError(err error) { l.s.noteWriteError(&valueLogError{err}) }

@@ -91,7 +91,7 @@ func (l *valueLog) stage(phys uint32, key []byte, n int64) (*StagedValue, error)
 		err = f.f.Truncate(off + total)
 	}
 	if err != nil {
-		l.s.noteWriteError(err)
+		l.noteError(err)
 		f.f.Truncate(off)
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (v *StagedValue) Write(b []byte) (int, error) {
 		l.waitBudget(int64(len(b)))
 	}
 	if _, err := v.f.f.WriteAt(b, v.p.off+v.written); err != nil {
-		l.s.noteWriteError(err)
+		l.noteError(err)
 		v.err = err
 		return 0, err
 	}
@@ -144,7 +144,7 @@ func (v *StagedValue) finish() error {
 	var trail [vlogStreamTrail]byte
 	binary.BigEndian.PutUint32(trail[:], v.crc)
 	if _, err := v.f.f.WriteAt(trail[:], v.p.off+v.p.n); err != nil {
-		l.s.noteWriteError(err)
+		l.noteError(err)
 		return err
 	}
 	v.p.crc = v.crc

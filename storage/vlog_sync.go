@@ -147,7 +147,7 @@ func (l *valueLog) syncFiles(limit uint32, target int64, sealedUpTo uint32) erro
 		err = syncDir(l.dir)
 	}
 	if err != nil {
-		l.s.noteWriteError(err)
+		l.noteError(err)
 	}
 	l.bmu.Lock()
 	if err == nil {
@@ -169,8 +169,8 @@ func (l *valueLog) syncFiles(limit uint32, target int64, sealedUpTo uint32) erro
 	if err != nil {
 		return err
 	}
-	if sealedUpTo != math.MaxUint32 && sealedUpTo > l.sealed {
-		if err := l.s.db.Put(sysVSealed, binary.BigEndian.AppendUint32(nil, sealedUpTo), nil); err != nil {
+	if sealedUpTo != math.MaxUint32 && sealedUpTo > l.sealed && !l.s.disk.readOnly.Load() {
+		if err := l.s.putRaw(sysVSealed, binary.BigEndian.AppendUint32(nil, sealedUpTo), nil); err != nil {
 			return err
 		}
 		l.sealed = sealedUpTo

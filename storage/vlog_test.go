@@ -63,7 +63,7 @@ func vlogMeta(t testing.TB, s *Store, db int, k string) *Meta {
 
 func vlogLiveRecords(t testing.TB, s *Store) int {
 	t.Helper()
-	it := s.db.NewIterator(util.BytesPrefix(sysVLive), nil)
+	it := s.db().NewIterator(util.BytesPrefix(sysVLive), nil)
 	defer it.Release()
 	n := 0
 	for it.Next() {
@@ -350,10 +350,10 @@ func TestVLogPointerIsCommittedAfterTheValue(t *testing.T) {
 	var sawMeta bool
 	vlogWriteHook = func(p vptr) error {
 		// The record is written; nothing refers to it yet, on disk or in the batch.
-		if _, err := s.db.Get(metaKey(nil, s.dbmap[0], []byte("k")), nil); err == nil {
+		if _, err := s.db().Get(metaKey(nil, s.dbmap[0], []byte("k")), nil); err == nil {
 			sawMeta = true
 		}
-		if _, err := s.db.Get(vliveKey(p.file, p.off), nil); err == nil {
+		if _, err := s.db().Get(vliveKey(p.file, p.off), nil); err == nil {
 			sawMeta = true
 		}
 		return fail
@@ -715,7 +715,7 @@ func TestVLogInvariantsCatchABadChecksum(t *testing.T) {
 		t.Fatalf("GET of a damaged value: %v", err)
 	}
 	// A dangling index record and a pointer without one are caught too.
-	if err := s.db.Put(vliveKey(99, 24), vliveValue(vptr{file: 99, off: 24, n: 5, crc: 1}, s.dbmap[0], []byte("ghost")), nil); err != nil {
+	if err := s.db().Put(vliveKey(99, 24), vliveValue(vptr{file: 99, off: 24, n: 5, crc: 1}, s.dbmap[0], []byte("ghost")), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckInvariants(s); err == nil || !strings.Contains(err.Error(), "ghost") {
