@@ -83,7 +83,8 @@ run_unit() {
 	dir=$(mktemp -d)
 	log="$out/$server-${unit//\//_}.log"
 	if [ "$server" = strata ]; then
-		"$strata" --port "$port" --dir "$dir" --metrics-addr "" >"$log.server" 2>&1 &
+		"$strata" --port "$port" --dir "$dir/data" --backup-dir "$dir/backup" --metrics-addr "" \
+			>"$log.server" 2>&1 &
 	else
 		redis-server --port "$port" --dir "$dir" --save "" --appendonly no >"$log.server" 2>&1 &
 	fi
