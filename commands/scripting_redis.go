@@ -147,7 +147,13 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		return fail("Wrong number of args calling Redis command from script")
 	case scriptForbidden(cmd):
 		return fail("This Redis command is not allowed from script")
-	case r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]):
+	}
+	if r.c.Client.ACLUser != nil {
+		if msg := ACLScriptDenial(r.c, cmd, args); msg != "" { // acl.go, logged as "lua"
+			return fail(msg)
+		}
+	}
+	if r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]) {
 		return fail("Write commands are not allowed from read-only scripts.")
 	}
 	if cmd.Flags&FlagWrite != 0 {
@@ -166,7 +172,7 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		// DBSIZE does).
 		failed = scriptDBSize(&r.sub)
 	} else {
-		failed = RunIn(&r.sub)
+		failed = runIn(&r.sub)
 	}
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(&r.sub) // CLIENT TRACKING: the script's caller tracks what it reads
