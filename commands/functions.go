@@ -205,6 +205,9 @@ func cmdFCall(c *Ctx) {
 		c.W.Error(errNumKeysNegative)
 		return
 	}
+	if scriptWriteRefused(c, f.flags) {
+		return
+	}
 	ro := c.Cmd.Name == "fcall_ro"
 	if f.flags&scriptNoWrites == 0 && ro {
 		c.W.Error(errWriteFlagRO)

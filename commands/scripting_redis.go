@@ -156,10 +156,17 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	if r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]) {
 		return fail("Write commands are not allowed from read-only scripts.")
 	}
+	c := r.c
 	if cmd.Flags&FlagWrite != 0 {
+		// While the disk refuses writes, a script's first write command gets MISCONF; once
+		// the script has written, its later writes are not refused half-way.
+		if !vm.host.busy.dirty.Load() {
+			if err := c.Store.WriteError(); err != nil {
+				return fail("-" + MisconfError(err))
+			}
+		}
 		vm.host.busy.dirty.Store(true)
 	}
-	c := r.c
 	r.w.Reset()
 	r.w.Proto = r.resp
 	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE}
