@@ -16,10 +16,10 @@ type Lifecycle interface {
 func init() {
 	register(
 		&Command{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdBgsave},
-		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript, Handler: cmdSave},
+		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdSave},
 		&Command{Name: "lastsave", Arity: 1, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdLastsave},
 		&Command{Name: "compact", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdCompact},
-		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Handler: cmdShutdown},
+		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti, Handler: cmdShutdown},
 	)
 }
 

@@ -89,6 +89,8 @@ func cmdConfig(c *Ctx) {
 }
 
 // configGet implements CONFIG GET pattern [pattern ...]: a map of every matching directive.
+// A plain name (a directive's or an alias) answers under the name as given; a pattern matches
+// names and aliases, each answered under its own name, hidden directives left out, as in Redis.
 func configGet(c *Ctx) {
 	cfg := c.Env.Config()
 	type pair struct{ shown, name string }
@@ -96,18 +98,17 @@ func configGet(c *Ctx) {
 	seen := map[string]bool{}
 	for _, p := range c.Args[2:] {
 		if !bytes.ContainsAny(p, "*?[") {
-			// A plain name is looked up and echoed as given, as Redis does.
-			name := strings.ToLower(string(p))
+			name := string(p)
 			if _, ok := cfg.Get(name); ok && !seen[name] {
 				seen[name] = true
-				out = append(out, pair{string(p), name})
+				out = append(out, pair{name, name})
 			}
 			continue
 		}
-		for _, d := range config.Directives() {
-			if GlobMatch(p, []byte(d.Name), true) && !seen[d.Name] {
-				seen[d.Name] = true
-				out = append(out, pair{d.Name, d.Name})
+		for _, name := range config.Names() {
+			if !seen[name] && GlobMatch(p, []byte(name), true) {
+				seen[name] = true
+				out = append(out, pair{name, name})
 			}
 		}
 	}
@@ -125,7 +126,8 @@ func configSetError(name, msg string) string {
 
 // configSet implements CONFIG SET directive value [directive value ...]: every pair is
 // checked first (unknown, immutable, duplicate), then the values, then the new configuration
-// is validated as a whole and swapped in; nothing changes if any step fails.
+// is validated as a whole and swapped in; nothing changes if any step fails. A directive the
+// server does not change while running accepts the value it has, as a no-op.
 func configSet(c *Ctx) {
 	if len(c.Args)%2 != 0 {
 		c.W.Error(ErrSyntax)
@@ -135,37 +137,56 @@ func configSet(c *Ctx) {
 	if srv == nil {
 		return
 	}
-	known := map[string]bool{}
-	for _, d := range config.Directives() {
-		known[d.Name] = true
-	}
-	seen := map[string]bool{}
+	names := make([]string, 0, (len(c.Args)-2)/2)
+	rules := make([]config.SetRule, 0, cap(names))
 	for i := 2; i < len(c.Args); i += 2 {
-		name := strings.ToLower(c.Arg(i))
-		if !known[name] {
+		name, rule, ok := config.Find(c.Arg(i))
+		if !ok {
 			c.W.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", c.Arg(i)))
 			return
 		}
-		if _, ok := configMutable[name]; !ok {
+		switch rule {
+		case config.SetImmutable:
 			c.W.Error(configSetError(c.Arg(i), "can't set immutable config"))
 			return
-		}
-		if seen[name] {
-			c.W.Error(configSetError(c.Arg(i), "duplicate parameter"))
+		case config.SetProtected:
+			c.W.Error(configSetError(c.Arg(i), "can't set protected config"))
 			return
 		}
-		seen[name] = true
+		// A directive and its alias are different names here, as in Redis: the later wins.
+		for j := 2; j < i; j += 2 {
+			if strings.EqualFold(c.Arg(j), c.Arg(i)) {
+				c.W.Error(configSetError(c.Arg(i), "duplicate parameter"))
+				return
+			}
+		}
+		names, rules = append(names, name), append(rules, rule)
 	}
-	next := *c.Env.Config()
-	for i := 2; i < len(c.Args); i += 2 {
-		name := strings.ToLower(c.Arg(i))
-		if msg := configMutable[name](c.Arg(i + 1)); msg != "" {
-			c.W.Error(configSetError(c.Arg(i), msg))
+	cur := c.Env.Config()
+	next := *cur
+	for j, name := range names {
+		arg, v := c.Arg(2+2*j), c.Arg(3+2*j)
+		check, mutable := configMutable[name]
+		if mutable {
+			if msg := check(v); msg != "" {
+				c.W.Error(configSetError(arg, msg))
+				return
+			}
+		}
+		if err := next.Set(name, []string{v}); err != nil {
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner
+			}
+			c.W.Error(configSetError(arg, err.Error()))
 			return
 		}
-		if err := next.Set(name, []string{c.Arg(i + 1)}); err != nil {
-			c.W.Error(configSetError(c.Arg(i), err.Error()))
-			return
+		if !mutable && rules[j] == config.SetByServer {
+			was, _ := cur.Get(name)
+			now, _ := next.Get(name)
+			if was != now {
+				c.W.Error(configSetError(arg, "can't set immutable config"))
+				return
+			}
 		}
 	}
 	if err := next.Validate(); err != nil {

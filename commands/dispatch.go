@@ -111,22 +111,28 @@ func run(c *Ctx) {
 }
 
 // RunIn executes c.Cmd inside a transaction the caller owns (c.Txn, already begun and covering
-// the command's keys), for EXEC and scripts: the handler's writes join the caller's batch and
-// nothing is committed here. Blocking commands answer as their non-blocking forms. It reports
-// whether the command answered an error. A panicking handler is recovered and answered with an
-// error; writes it staged stay in the caller's batch.
+// the command's keys), for EXEC: the handler's writes join the caller's batch and nothing is
+// committed here. Blocking commands answer as their non-blocking forms. It reports whether the
+// command answered an error. A panicking handler is recovered and answered with an error;
+// writes it staged stay in the caller's batch.
 func RunIn(c *Ctx) (failed bool) {
-	cmd := c.Cmd
-	start := c.W.Len()
-	c.NonBlocking = true
 	if c.Client.ACLUser != nil {
-		// acl.go: the user's permissions, checked again when EXEC or a script runs the command
-		// (they may have changed since it was queued).
-		if msg := ACLExecDenial(c, cmd, c.Args); msg != "" {
+		// acl.go: the user's permissions, checked again when EXEC runs the command (they may
+		// have changed since it was queued).
+		if msg := ACLExecDenial(c, c.Cmd, c.Args); msg != "" {
 			c.W.Error(msg)
 			return true
 		}
 	}
+	return runIn(c)
+}
+
+// runIn is RunIn without the permission check, for scripts, whose redis.call checks the
+// user's permissions itself and answers a denial in its own words.
+func runIn(c *Ctx) (failed bool) {
+	cmd := c.Cmd
+	start := c.W.Len()
+	c.NonBlocking = true
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))

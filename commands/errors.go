@@ -1,5 +1,11 @@
 package commands
 
+import (
+	"errors"
+	"strings"
+	"syscall"
+)
+
 // Error replies, byte for byte as Redis 7.0 sends them (without the leading '-').
 const (
 	ErrSyntax          = "ERR syntax error"
@@ -29,3 +35,22 @@ const (
 	ErrUnknownSub      = "ERR unknown subcommand '%s'. Try %s HELP."
 	ErrStorage         = "ERR storage error: %s"
 )
+
+// misconfPrefix starts the error that writes get while the storage cannot write: Redis 7.0's
+// reply when its AOF cannot be written (Strata's journal is its AOF: CONFIG GET appendonly
+// answers yes), followed by strerror's text.
+const misconfPrefix = "MISCONF Errors writing to the AOF file: "
+
+// MisconfError is the error a write gets while the storage reports the write error err
+// (storage.Store.WriteError): MISCONF with strerror's text for an errno.
+func MisconfError(err error) string {
+	var errno syscall.Errno
+	msg := err.Error()
+	if errors.As(err, &errno) {
+		msg = errno.Error()
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+	}
+	return misconfPrefix + msg
+}

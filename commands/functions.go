@@ -205,6 +205,9 @@ func cmdFCall(c *Ctx) {
 		c.W.Error(errNumKeysNegative)
 		return
 	}
+	if scriptWriteRefused(c, f.flags) {
+		return
+	}
 	ro := c.Cmd.Name == "fcall_ro"
 	if f.flags&scriptNoWrites == 0 && ro {
 		c.W.Error(errWriteFlagRO)
@@ -264,7 +267,11 @@ func cmdFunction(c *Ctx) {
 		fr.unlink(lib)
 		c.W.OK()
 	case "flush":
-		if len(c.Args) > 3 || len(c.Args) == 3 && !strings.EqualFold(c.Arg(2), "sync") && !strings.EqualFold(c.Arg(2), "async") {
+		if len(c.Args) > 3 {
+			c.W.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%.128s'. Try FUNCTION HELP.", c.Arg(1)))
+			return
+		}
+		if len(c.Args) == 3 && !strings.EqualFold(c.Arg(2), "sync") && !strings.EqualFold(c.Arg(2), "async") {
 			c.W.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 			return
 		}

@@ -24,6 +24,7 @@ const (
 	ErrExecNoMulti    = "ERR EXEC without MULTI"
 	ErrDiscardNoMulti = "ERR DISCARD without MULTI"
 	ErrWatchInMulti   = "ERR WATCH inside MULTI is not allowed"
+	ErrNoMulti        = "ERR Command not allowed inside a transaction"
 )
 
 func init() {

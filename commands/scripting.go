@@ -173,6 +173,9 @@ func cmdEval(c *Ctx) {
 			return
 		}
 	}
+	if scriptWriteRefused(c, sc.flags) {
+		return
+	}
 	ro := strings.HasSuffix(name, "_ro")
 	if sc.flags&scriptCompat == 0 && sc.flags&scriptNoWrites == 0 && ro {
 		c.W.Error(errWriteFlagRO)
@@ -182,6 +185,21 @@ func cmdEval(c *Ctx) {
 	vm.globals.RawSetString("KEYS", luaArray(vm.L, c.Args[3:3+numKeys]))
 	vm.globals.RawSetString("ARGV", luaArray(vm.L, c.Args[3+numKeys:]))
 	h.execute(c, vm, sc.fn, nil, sc.sha, true, readOnly)
+}
+
+// scriptWriteRefused answers MISCONF and returns true for a script that declares flags
+// without no-writes (EVAL with a shebang, every function) while the disk refuses writes, as
+// such a script counts as a write command. Scripts without a shebang are refused at their
+// first write command instead (redis.call).
+func scriptWriteRefused(c *Ctx, flags int) bool {
+	if flags&(scriptCompat|scriptNoWrites) != 0 {
+		return false
+	}
+	if err := c.Store.WriteError(); err != nil {
+		c.W.Error(MisconfError(err))
+		return true
+	}
+	return false
 }
 
 // loadScript returns the cached script with this body, compiling and caching it first if

@@ -98,6 +98,9 @@ func openBit(L *lua.LState) *lua.LTable {
 			n = int32(bitArg(L, 2, "tohex"))
 		}
 		digits := "0123456789abcdef"
+		if n == math.MinInt32 { // -n would overflow
+			n++
+		}
 		if n < 0 {
 			n = -n
 			digits = "0123456789ABCDEF"

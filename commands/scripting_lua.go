@@ -129,9 +129,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 			if i < len(f) && f[i] == '%' {
 				continue
 			}
-			for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
-				i++
-			}
+			i = checkFormatSpec(L, f, i)
 			if i < len(f) && (f[i] == 's' || f[i] == 'q') {
 				if n, ok := L.Get(arg).(lua.LNumber); ok {
 					L.Replace(arg, lua.LString(luaNumberString(float64(n))))
@@ -509,4 +507,42 @@ func (k killCtx) Err() error {
 		return errScriptKilled
 	}
 	return nil
+}
+
+// checkFormatSpec reads the flags, width and precision of the string.format item at f[i:]
+// within Lua 5.1's limits (at most five flags, two digits of width and of precision),
+// raising its errors past them, and returns the index of the conversion letter.
+func checkFormatSpec(L *lua.LState, f string, i int) int {
+	start := i
+	for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
+		i++
+	}
+	if i-start > 5 {
+		luaLError(L, "invalid format (repeated flags)")
+	}
+	digits := func() {
+		for n := 0; n < 2 && i < len(f) && '0' <= f[i] && f[i] <= '9'; n++ {
+			i++
+		}
+	}
+	digits()
+	if i < len(f) && f[i] == '.' {
+		i++
+		digits()
+	}
+	if i < len(f) && '0' <= f[i] && f[i] <= '9' {
+		luaLError(L, "invalid format (width or precision too long)")
+	}
+	return i
+}
+
+// luaLError is Lua's luaL_error for a library function: the message gets the position of the
+// function that called it, none when that is not Lua code (a function called by pcall).
+func luaLError(L *lua.LState, msg string) {
+	if dbg, ok := L.GetStack(1); ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" && dbg.CurrentLine > 0 {
+			msg = fmt.Sprintf("%s:%d: %s", dbg.Source, dbg.CurrentLine, msg)
+		}
+	}
+	L.Error(lua.LString(msg), 0)
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
@@ -163,18 +164,39 @@ type msgpackErr int
 const (
 	msgpackEOF msgpackErr = iota + 1
 	msgpackBadFormat
+	msgpackStack
 )
 
+// luaMaxCStack is Lua 5.1's LUAI_MAXCSTACK: the stack slots a C function such as Redis's
+// cmsgpack.unpack may use. Decoding keeps every enclosing table (and the array index or map
+// key being filled) and every decoded top-level value on that stack, so nesting and the
+// number of values unpacked at once are bounded as in Redis: about 4000 levels of arrays,
+// 7999 values.
+const luaMaxCStack = 8000
+
+// msgpackCursor decodes MessagePack from s. top counts the Lua stack slots the C decoder
+// would hold at this point (the input string, enclosing tables, pending keys and indexes,
+// decoded top-level values), to fail where it fails: with "stack overflow (<where>)".
 type msgpackCursor struct {
-	L   *lua.LState
-	s   string
-	pos int
-	err msgpackErr
+	L        *lua.LState
+	s        string
+	pos      int
+	err      msgpackErr
+	top      int
+	overflow string // where the stack ran out, for msgpackStack
 }
 
 func (c *msgpackCursor) need(n int) bool {
 	if c.err == 0 && len(c.s)-c.pos < n {
 		c.err = msgpackEOF
+	}
+	return c.err == 0
+}
+
+// room is lua_checkstack(1): it fails with msgpackStack once the slots in use reach the limit.
+func (c *msgpackCursor) room(where string) bool {
+	if c.err == 0 && c.top+1 > luaMaxCStack {
+		c.err, c.overflow = msgpackStack, where
 	}
 	return c.err == 0
 }
@@ -200,8 +222,10 @@ func (c *msgpackCursor) bytes(n int) lua.LValue {
 	return lua.LString(s)
 }
 
+// decode decodes one value. The value is not counted in c.top: callers that keep it on the
+// stack count it.
 func (c *msgpackCursor) decode() lua.LValue {
-	if !c.need(1) {
+	if !c.need(1) || !c.room("too many return values at once; use unpack_one or unpack_limit instead.") {
 		return lua.LNil
 	}
 	t := c.s[c.pos]
@@ -265,9 +289,20 @@ func (c *msgpackCursor) decode() lua.LValue {
 }
 
 func (c *msgpackCursor) array(n int) lua.LValue {
+	if c.err != 0 {
+		return lua.LNil
+	}
 	t := c.L.NewTable()
+	c.top++ // the table
+	defer func() { c.top-- }()
+	if !c.room("in function mp_decode_to_lua_array") {
+		return lua.LNil
+	}
 	for i := 1; i <= n && c.err == 0; i++ {
-		if v := c.decode(); v != lua.LNil {
+		c.top++ // the index
+		v := c.decode()
+		c.top--
+		if v != lua.LNil && c.err == 0 {
 			t.RawSetInt(i, v)
 		}
 	}
@@ -275,10 +310,17 @@ func (c *msgpackCursor) array(n int) lua.LValue {
 }
 
 func (c *msgpackCursor) mapN(n int) lua.LValue {
+	if c.err != 0 {
+		return lua.LNil
+	}
 	t := c.L.NewTable()
+	c.top++ // the table
+	defer func() { c.top-- }()
 	for i := 0; i < n && c.err == 0; i++ {
 		k := c.decode()
+		c.top++ // the key, while its value decodes
 		v := c.decode()
+		c.top--
 		if k != lua.LNil && c.err == 0 {
 			t.RawSet(k, v)
 		}
@@ -293,26 +335,32 @@ func msgpackUnpack(L *lua.LState, limit, offset int) int {
 	decodeAll := limit == 0 && offset == 0
 	switch {
 	case offset < 0 || limit < 0:
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		luaLError(L, fmt.Sprintf("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s)))
 	case offset > len(s):
-		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
+		luaLError(L, fmt.Sprintf("Start offset %d greater than input length %d.", offset, len(s)))
 	}
 	if decodeAll {
 		limit = math.MaxInt32
 	}
-	c := &msgpackCursor{L: L, s: s, pos: offset}
+	c := &msgpackCursor{L: L, s: s, pos: offset, top: 1} // the input string is on the stack
 	var vals []lua.LValue
 	for cnt := 0; c.pos < len(s) && cnt < limit; cnt++ {
 		v := c.decode()
 		switch c.err {
 		case msgpackEOF:
-			L.RaiseError("Missing bytes in input.")
+			luaLError(L, "Missing bytes in input.")
 		case msgpackBadFormat:
-			L.RaiseError("Bad data format in input.")
+			luaLError(L, "Bad data format in input.")
+		case msgpackStack:
+			luaLError(L, "stack overflow ("+c.overflow+")")
 		}
 		vals = append(vals, v)
+		c.top++
 	}
 	if !decodeAll {
+		if !c.room("in function mp_unpack_full") {
+			luaLError(L, "stack overflow ("+c.overflow+")")
+		}
 		next := c.pos
 		if c.pos >= len(s) {
 			next = -1

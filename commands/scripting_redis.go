@@ -147,13 +147,26 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		return fail("Wrong number of args calling Redis command from script")
 	case scriptForbidden(cmd):
 		return fail("This Redis command is not allowed from script")
-	case r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]):
+	}
+	if r.c.Client.ACLUser != nil {
+		if msg := ACLScriptDenial(r.c, cmd, args); msg != "" { // acl.go, logged as "lua"
+			return fail(msg)
+		}
+	}
+	if r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]) {
 		return fail("Write commands are not allowed from read-only scripts.")
 	}
+	c := r.c
 	if cmd.Flags&FlagWrite != 0 {
+		// While the disk refuses writes, a script's first write command gets MISCONF; once
+		// the script has written, its later writes are not refused half-way.
+		if !vm.host.busy.dirty.Load() {
+			if err := c.Store.WriteError(); err != nil {
+				return fail("-" + MisconfError(err))
+			}
+		}
 		vm.host.busy.dirty.Store(true)
 	}
-	c := r.c
 	r.w.Reset()
 	r.w.Proto = r.resp
 	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE}
@@ -166,7 +179,7 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		// DBSIZE does).
 		failed = scriptDBSize(&r.sub)
 	} else {
-		failed = RunIn(&r.sub)
+		failed = runIn(&r.sub)
 	}
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(&r.sub) // CLIENT TRACKING: the script's caller tracks what it reads

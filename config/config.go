@@ -59,6 +59,10 @@ type Config struct {
 
 	// Client-side caching (server/tracking.go).
 	TrackingTableMaxKeys int64 // keys remembered for CLIENT TRACKING clients, default 1000000; 0 = no limit
+
+	// inert holds the Redis directives Strata answers without acting on them (redis.go) that
+	// were set away from their defaults. It is replaced, never modified, when one changes.
+	inert map[string]string
 }
 
 // Directive describes one directive: its name, its default as text, a one-line help.
@@ -117,11 +121,14 @@ func Default() *Config {
 type kind int
 
 const (
-	kindInt    kind = iota // decimal integer
-	kindSize               // byte count with optional Redis memory unit
-	kindString             // any single word
-	kindEnum               // one of a fixed set of words, case-insensitive
-	kindList               // one or more words
+	kindInt         kind = iota // decimal integer
+	kindSize                    // byte count with optional Redis memory unit
+	kindString                  // any single word
+	kindEnum                    // one of a fixed set of words, case-insensitive
+	kindList                    // one or more words
+	kindBool                    // yes or no, case-insensitive (redis.go)
+	kindFlags                   // words of a fixed set, printed in the set's order (redis.go)
+	kindPercentiles             // numbers from 0 to 100 (redis.go)
 )
 
 // directive is the internal description of one directive.
@@ -139,6 +146,16 @@ type directive struct {
 	canon func(cur, arg string) (string, error)
 	// show, when set, turns the stored value into what Get reports.
 	show func(string) string
+
+	// redisImmutable marks a directive Redis cannot change while it runs: CONFIG SET refuses
+	// it whatever the value. protected marks one Redis's CONFIG SET refuses while
+	// enable-protected-configs is no, as Strata's is.
+	redisImmutable, protected bool
+	// inert, for Redis's directives that Strata does not act on (redis.go), says how they are
+	// treated; they have no field. why explains an inertFixed directive's refusals.
+	inert  inertMode
+	why    string
+	hidden bool // CONFIG GET answers it by its exact name only
 }
 
 var directives = []*directive{
@@ -149,16 +166,16 @@ var directives = []*directive{
 		kind: kindInt, min: 0, max: 65535,
 		field: func(c *Config) any { return &c.Port }},
 	{Directive: Directive{"dir", "./data", "directory holding the LevelDB database"},
-		kind: kindString, check: nonEmpty,
+		kind: kindString, check: nonEmpty, protected: true,
 		field: func(c *Config) any { return &c.Dir }},
 	{Directive: Directive{"databases", "16", "number of logical databases (1..10000)"},
-		kind: kindInt, min: 1, max: 10000,
+		kind: kindInt, min: 1, max: 10000, redisImmutable: true,
 		field: func(c *Config) any { return &c.Databases }},
 	{Directive: Directive{"loglevel", "notice", "log verbosity: debug, verbose, notice or warning"},
 		kind: kindEnum, values: []string{"debug", "verbose", "notice", "warning"},
 		field: func(c *Config) any { return &c.LogLevel }},
 	{Directive: Directive{"logfile", "", "log file path; empty logs to stderr"},
-		kind:  kindString,
+		kind: kindString, redisImmutable: true,
 		field: func(c *Config) any { return &c.LogFile }},
 	{Directive: Directive{"requirepass", "", "password clients must AUTH with; empty disables authentication"},
 		kind:  kindString,
@@ -247,7 +264,7 @@ var directives = []*directive{
 		kind: kindEnum, values: []string{"yes", "no"},
 		field: func(c *Config) any { return &c.ProtectedMode }},
 	{Directive: Directive{"aclfile", "", "ACL users file, loaded at startup and by ACL LOAD, written by ACL SAVE; empty for none"},
-		kind:  kindString,
+		kind: kindString, redisImmutable: true,
 		field: func(c *Config) any { return &c.ACLFile }},
 	{Directive: Directive{"acllog-max-len", "128", "entries kept by ACL LOG (denied commands, keys, channels and logins)"},
 		kind: kindInt, min: 0, max: math.MaxInt32,
@@ -272,12 +289,20 @@ var directives = []*directive{
 		field: func(c *Config) any { return &c.TrackingTableMaxKeys }},
 }
 
+// allDirectives is Strata's directives, then Redis's that Strata does not act on (redis.go).
+var allDirectives = append(append([]*directive{}, directives...), inertDirectives...)
+
 var byName = func() map[string]*directive {
-	m := make(map[string]*directive, len(directives))
-	for _, d := range directives {
-		m[d.Name] = d
-		if d.alias != "" {
-			m[d.alias] = d
+	m := make(map[string]*directive, len(allDirectives))
+	for _, d := range allDirectives {
+		for _, n := range []string{d.Name, d.alias} {
+			if n == "" {
+				continue
+			}
+			if _, dup := m[n]; dup {
+				panic("config: duplicate directive " + n)
+			}
+			m[n] = d
 		}
 	}
 	return m
@@ -285,11 +310,63 @@ var byName = func() map[string]*directive {
 
 func lookup(name string) *directive { return byName[strings.ToLower(name)] }
 
-// Directives returns every directive in a stable order (the order of the Config fields).
+// Directives returns every directive in a stable order: Strata's (the order of the Config
+// fields), then Redis's that Strata answers without acting on them.
 func Directives() []Directive {
-	out := make([]Directive, len(directives))
-	for i, d := range directives {
+	out := make([]Directive, len(allDirectives))
+	for i, d := range allDirectives {
 		out[i] = d.Directive
+	}
+	return out
+}
+
+// SetRule says how CONFIG SET treats a directive.
+type SetRule int
+
+const (
+	// SetByServer: Strata's own directive; the server says which it changes while running.
+	SetByServer SetRule = iota
+	// SetImmutable: not while running, whatever the value, as in Redis.
+	SetImmutable
+	// SetStored: a Redis directive Strata does not act on, checked and stored.
+	SetStored
+	// SetFixed: a Redis directive Strata has one value of; Set accepts that value only.
+	SetFixed
+	// SetProtected: not with CONFIG SET, as Redis refuses it while enable-protected-configs is no.
+	SetProtected
+)
+
+// Find returns the canonical name of a directive or alias (case-insensitive) and how
+// CONFIG SET treats it, or false for an unknown name.
+func Find(name string) (string, SetRule, bool) {
+	d := lookup(name)
+	switch {
+	case d == nil:
+		return "", 0, false
+	case d.redisImmutable || d.inert == inertImmutable:
+		return d.Name, SetImmutable, true
+	case d.protected:
+		return d.Name, SetProtected, true
+	case d.inert == inertStored:
+		return d.Name, SetStored, true
+	case d.inert == inertFixed:
+		return d.Name, SetFixed, true
+	}
+	return d.Name, SetByServer, true
+}
+
+// Names returns the names CONFIG GET patterns match, in Directives' order: each directive's
+// name, then its alias if it has one. Hidden directives are left out.
+func Names() []string {
+	var out []string
+	for _, d := range allDirectives {
+		if d.hidden {
+			continue
+		}
+		out = append(out, d.Name)
+		if d.alias != "" {
+			out = append(out, d.alias)
+		}
 	}
 	return out
 }
@@ -346,6 +423,9 @@ func (c *Config) Get(name string) (string, bool) {
 	if d == nil {
 		return "", false
 	}
+	if d.inert != 0 {
+		return d.inertValue(c), true
+	}
 	switch p := d.field(c).(type) {
 	case *int:
 		return strconv.Itoa(*p), true
@@ -391,6 +471,9 @@ func (c *Config) Validate() error {
 
 // set parses args and stores them in d's field of c, or leaves c unchanged.
 func (d *directive) set(c *Config, args []string) error {
+	if d.inert != 0 {
+		return d.setInert(c, args)
+	}
 	if p, ok := d.field(c).(*[]string); ok {
 		var words []string
 		for _, a := range args {

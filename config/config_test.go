@@ -38,8 +38,8 @@ func TestDefaults(t *testing.T) {
 		"tls-cert-file": "", "tls-key-file": "", "tls-ca-cert-file": "", "tls-auth-clients": "yes",
 		"tracking-table-max-keys": "1000000",
 	}
-	if len(want) != len(Directives()) {
-		t.Fatalf("test knows %d directives, package has %d", len(want), len(Directives()))
+	if len(want) != len(directives) {
+		t.Fatalf("test knows %d directives, package has %d", len(want), len(directives))
 	}
 	for name, v := range want {
 		if got, ok := c.Get(name); !ok || got != v {
@@ -80,13 +80,13 @@ func TestDirectivesOrder(t *testing.T) {
 		"protected-mode", "aclfile", "acllog-max-len", "tls-port", "tls-cert-file", "tls-key-file",
 		"tls-ca-cert-file", "tls-auth-clients", "tracking-table-max-keys"}
 	var got []string
-	for _, d := range Directives() {
+	for _, d := range directives {
 		got = append(got, d.Name)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Directives() names = %v\nwant %v", got, want)
+		t.Errorf("Strata's directives = %v\nwant %v", got, want)
 	}
-	if n := reflect.TypeFor[Config]().NumField(); n != len(want) {
+	if n := reflect.TypeFor[Config]().NumField(); n != len(want)+1 { // and inert
 		t.Errorf("Config has %d fields, %d directives", n, len(want))
 	}
 }
@@ -347,7 +347,7 @@ var samples = map[string][]string{
 var fixedDirectives = map[string]bool{"appendonly": true, "save": true}
 
 func TestGetSetRoundTrip(t *testing.T) {
-	for _, d := range Directives() {
+	for _, d := range directives {
 		args, ok := samples[d.Name]
 		if !ok {
 			t.Errorf("no sample value for directive %q", d.Name)
@@ -418,7 +418,7 @@ func TestUsage(t *testing.T) {
 		t.Errorf("usage line missing:\n%s", u)
 	}
 	col := -1
-	for _, d := range Directives() {
+	for _, d := range directives {
 		var line string
 		for _, l := range strings.Split(u, "\n") {
 			if f := strings.Fields(l); len(f) > 0 && f[0] == d.Name {
@@ -514,5 +514,60 @@ func TestMemoryTargetFollowsTheCaches(t *testing.T) {
 	c.KeyCacheSize = 0
 	if got := MemoryTarget(c); got != base-(224+64)<<20 {
 		t.Fatalf("memory target %d after shrinking the caches", got)
+	}
+}
+
+// TestInertDirectives checks Redis's directives that Strata does not act on: each default
+// passes its own check and reads back unchanged, a fixed one refuses any other value, a
+// stored one reads back what was set, and a copy of a Config does not see later changes.
+func TestInertDirectives(t *testing.T) {
+	for _, d := range inertDirectives {
+		if v, err := d.normalize(d.Default); err != nil || v != d.Default {
+			t.Errorf("%s: default %q normalizes to %q, %v", d.Name, d.Default, v, err)
+		}
+		if lookup(d.Name) != d {
+			t.Errorf("%s: not found by name", d.Name)
+		}
+	}
+	c := Default()
+	if err := c.Set("maxmemory", []string{"0mb"}); err != nil {
+		t.Errorf("maxmemory 0mb: %v", err)
+	}
+	if err := c.Set("maxmemory", []string{"100mb"}); err == nil || !strings.Contains(err.Error(), "never evicts") {
+		t.Errorf("maxmemory 100mb: %v", err)
+	}
+	if err := c.Set("maxmemory-policy", []string{"allkeys-lru"}); err == nil {
+		t.Error("maxmemory-policy allkeys-lru accepted")
+	}
+	if err := c.Set("maxmemory-policy", []string{"nosuch"}); err == nil ||
+		!strings.HasSuffix(err.Error(), "argument(s) must be one of the following: volatile-lru, volatile-lfu, "+
+			"volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction") {
+		t.Errorf("maxmemory-policy nosuch: %v", err)
+	}
+	before := *c
+	if err := c.Set("slowlog-max-len", []string{"7"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("hash-max-ziplist-entries", []string{"3"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"slowlog-max-len": "7", "hash-max-listpack-entries": "3", "hash-max-ziplist-entries": "3"} {
+		if v, _ := c.Get(name); v != want {
+			t.Errorf("Get(%s) = %q, want %q", name, v, want)
+		}
+	}
+	if v, _ := before.Get("slowlog-max-len"); v != "128" {
+		t.Errorf("a copy made before CONFIG SET reads slowlog-max-len %q", v)
+	}
+	path := writeConf(t, "slowlog-log-slower-than -1\nlazyfree-lazy-user-del yes\nmaxmemory 0\n")
+	c2 := Default()
+	if err := c2.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c2.Get("slowlog-log-slower-than"); v != "-1" {
+		t.Errorf("slowlog-log-slower-than from the file: %q", v)
+	}
+	if err := c2.LoadFile(writeConf(t, "maxmemory-policy allkeys-lru\n")); err == nil {
+		t.Error("a config file's maxmemory-policy allkeys-lru accepted")
 	}
 }

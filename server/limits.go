@@ -5,7 +5,6 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/strata-db/strata/commands"
@@ -18,11 +17,6 @@ import (
 // limit, Redis's request limits before AUTH, and TCP keepalive. server.go calls in through
 // wrapConn and linkGuard (accepting a connection), dispatch, cutOff and outputOverLimit
 // (handle); protocol.go's guardConn through limitState, queryLimitClose and writeNormal.
-
-// misconfPrefix starts the error that write commands get while the storage cannot write: Redis
-// 7.0's reply when its AOF cannot be written (Strata's journal is its AOF: CONFIG GET appendonly
-// answers yes), followed by strerror's text.
-const misconfPrefix = "MISCONF Errors writing to the AOF file: "
 
 // dispatch runs one command through commands.Dispatch. While the storage reports a write
 // error, write commands that pass the dispatcher's gates (known, right arity, authenticated) are
@@ -49,18 +43,8 @@ func (s *Server) dispatch(ctx *commands.Ctx) {
 	}
 }
 
-// misconfText describes a storage write error in Redis's words: strerror's text for an errno.
-func misconfText(err error) string {
-	var errno syscall.Errno
-	msg := err.Error()
-	if errors.As(err, &errno) {
-		msg = errno.Error()
-		if msg != "" {
-			msg = strings.ToUpper(msg[:1]) + msg[1:]
-		}
-	}
-	return misconfPrefix + msg
-}
+// misconfText describes a storage write error in Redis's words (commands.MisconfError).
+func misconfText(err error) string { return commands.MisconfError(err) }
 
 // wrapConn wraps an accepted connection in guardConn, with TCP keepalive set as Redis sets it
 // (anetKeepAlive): probes after tcp-keepalive seconds of silence, then every third of that,

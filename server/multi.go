@@ -16,7 +16,8 @@ import (
 // a transaction or in RESP2 subscriber mode.
 //
 // After MULTI, handle passes each command to gate, which answers the errors Redis answers at
-// queue time (unknown command, wrong arity, NOAUTH; they make EXEC fail with EXECABORT) and
+// queue time (unknown command, wrong arity, NOAUTH, a command flagged no-multi such as SAVE or
+// SHUTDOWN, NOPERM, MISCONF; they make EXEC fail with EXECABORT) and
 // queues the rest with a private copy of the arguments. EXEC takes one storage transaction over
 // the union of the queued commands' keys (exclusive when a command needs the whole store), runs
 // every command in it with commands.RunIn, marks the watchers of the keys the commands changed,
@@ -111,6 +112,11 @@ func (s *Server) gate(c *client, st *cmdState) bool {
 		requirePass && !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 {
 		commands.Dispatch(ctx, requirePass) // answers the error and runs nothing
 		c.tx.aborted = c.tx.active
+		return true
+	}
+	if c.tx.active && cmd.Flags&commands.FlagNoMulti != 0 { // SAVE, SHUTDOWN
+		ctx.W.Error(commands.ErrNoMulti)
+		c.tx.aborted = true
 		return true
 	}
 	if c.ACLUser != nil {
