@@ -20,13 +20,14 @@ import (
 
 // dispatch runs one command through commands.Dispatch. While the storage reports a write
 // error, write commands that pass the dispatcher's gates (known, right arity, authenticated) are
-// refused with MISCONF instead, as Redis refuses them while it cannot persist; reads go on. A
-// write whose commit fails on the disk gets the same reply.
+// refused with MISCONF instead, as Redis refuses them while it cannot persist; reads go on, and
+// PING gets MISCONF too, as in Redis, so a health check sees the state. A write whose commit
+// fails on the disk gets the same reply.
 func (s *Server) dispatch(ctx *commands.Ctx) {
 	requirePass := s.Config().RequirePass != ""
 	if err := s.store.WriteError(); err != nil {
 		cmd := commands.Lookup(ctx.Args[0])
-		if cmd != nil && cmd.Flags&commands.FlagWrite != 0 && cmd.CheckArity(len(ctx.Args)) &&
+		if cmd != nil && (cmd.Flags&commands.FlagWrite != 0 || cmd.Name == "ping") && cmd.CheckArity(len(ctx.Args)) &&
 			(!requirePass || ctx.Client.Authed) {
 			ctx.W.Error(misconfText(err))
 			return

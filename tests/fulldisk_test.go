@@ -105,7 +105,7 @@ func TestFullDisk(t *testing.T) {
 		mustDo(t, c, "(error) "+want, "RPUSH", "list", "x")
 		mustDo(t, reader, `"`+value+`"`, "GET", last)
 		mustDo(t, reader, fmt.Sprintf("(integer) %d", len(acked)), "DBSIZE")
-		mustDo(t, reader, "PONG", "PING")
+		mustDo(t, reader, "(error) "+want, "PING")
 		mustDo(t, reader, "(integer) 1", "EXISTS", last)
 
 		// Free space: writes come back without a restart.
