@@ -184,9 +184,7 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		r.db = c.Client.DB
 		c.Txn.UseDB(r.db)
 	}
-	for _, k := range r.sub.Ready {
-		c.Signal(k)
-	}
+	c.Ready = append(c.Ready, r.sub.Ready...) // each in the database the command ran in
 	v, _ := respToLua(L, r.w.Bytes())
 	if failed && raiseErr {
 		L.Error(v, 0)

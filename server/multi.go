@@ -487,7 +487,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	deferred := false
 	watching := s.ke.Watching()
 	var events []commands.Event
-	var ready []readyKeys
+	var ready []commands.ReadyKey
 	for i, q := range queue {
 		if commands.ExecDeferred(q.cmd) {
 			parts[i] = part{-1, -1}
@@ -523,9 +523,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		if watching && t.Writes() > before {
 			s.touchChanged(&sub, cmdDB)
 		}
-		if len(sub.Ready) > 0 {
-			ready = append(ready, readyKeys{cmdDB, sub.Ready})
-		}
+		ready = append(ready, sub.Ready...)
 	}
 	done = true
 	if err := t.Commit(); err != nil {
@@ -535,10 +533,8 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	if len(events) > 0 {
 		s.publishEvents(events)
 	}
-	if totalWaiters.Load() > 0 {
-		for _, r := range ready {
-			s.serveReady(r.db, r.keys)
-		}
+	if len(ready) > 0 && totalWaiters.Load() > 0 {
+		s.serveReady(ready) // blocking.go: the keys' types are judged now, after the whole transaction
 	}
 	var dw commands.Writer
 	var dparts []part
@@ -584,11 +580,6 @@ func (s *Server) countExecCmd(cmd *commands.Command, began time.Time, failed boo
 	if failed {
 		s.countError(reply)
 	}
-}
-
-type readyKeys struct {
-	db   int
-	keys [][]byte
 }
 
 // dropTx forgets a closing client's transaction and watches.
