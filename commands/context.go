@@ -147,6 +147,10 @@ type Ctx struct {
 	// run): the server remembers the keys a tracking client read (CLIENT TRACKING), so that a
 	// write of them, which must wait for the locks, cannot slip in unnoticed.
 	OnRead func(c *Ctx)
+	// Script, for a command a script runs, is the script's own context (EVAL, FCALL, ...):
+	// a tracking client that runs a script remembers the keys the script declares once the
+	// script has run a read-only command, as in Redis 7.0.
+	Script *Ctx
 	// KE, when set, is the server's keyspace-event state (notify.go): while notifications are
 	// on or a client watches keys, write commands record what they changed in Events.
 	KE *KeyEvents

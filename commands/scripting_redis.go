@@ -156,7 +156,8 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	c := r.c
 	r.w.Reset()
 	r.w.Proto = r.resp
-	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE}
+	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE,
+		Script: c}
 	c.Client.DB = r.db
 	before := c.Txn.Writes()
 	var failed bool

@@ -360,6 +360,14 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		t.Abort()
 		return nil, serveWrongKind, nil
 	}
+	// The client's queued output (RESP3 tracking, pub/sub) is held until its reply is queued,
+	// so that the invalidations its own command causes follow the reply.
+	var q *outQueue
+	if c := s.clientByID(w.clientID); c != nil {
+		if q = c.trk.q.Load(); q != nil {
+			q.hold()
+		}
+	}
 	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
 	wr := commands.Writer{Proto: w.proto}
 	ctx := commands.Ctx{Args: args, Cmd: w.cmd, Client: &cl, Store: s.store, Txn: t, W: &wr, Env: s,
@@ -368,9 +376,14 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		t.Abort() // BLMOVE to a destination of another type: the client gets the error
 		return wr.Bytes(), serveDone, nil
 	}
-	if t.Writes() > 0 {
-		s.tx.onWrite(&ctx) // the pop marks watchers and invalidates tracked keys
+	if wr.Len() == 0 || t.Writes() == 0 {
+		t.Abort() // not expected: the key holds elements of the right type
+		if q != nil {
+			q.reply(nil) // releases the hold
+		}
+		return nil, serveEmpty, nil
 	}
+	s.tx.onWrite(&ctx) // the pop marks watchers and invalidates tracked keys
 	if err := t.Commit(); err != nil {
 		wr.Reset()
 		ctx.Fail(err)

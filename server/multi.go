@@ -355,7 +355,7 @@ func (s *Server) touchChanged(ctx *commands.Ctx, db int) {
 		}
 	}
 	if track && len(changed) > 0 {
-		s.invalidateKeys(ctx.Client.ID, changed)
+		s.invalidateWrites(ctx, changed)
 	}
 }
 
@@ -495,7 +495,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			continue
 		}
 		sub := commands.Ctx{Args: q.args, Cmd: q.cmd, Client: ctx.Client, Store: s.store, Txn: t,
-			W: &w, Env: s, KE: ctx.KE}
+			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead} // OnRead: for the scripts EXEC runs
 		cmdDB := ctx.Client.DB
 		before := t.Writes()
 		start := w.Len()
