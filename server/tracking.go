@@ -562,6 +562,9 @@ func (s *Server) sendTracking(c *client, keys []byte) {
 	target, redirected := c, false
 	if id := c.trk.redirect.Load(); id != 0 {
 		r := s.clientByID(id)
+		if r != nil && r.x.killed.Load() {
+			r = nil // it quit or was killed: gone, though its connection may not be closed yet
+		}
 		if r == nil {
 			for {
 				old := c.trk.flags.Load()

@@ -854,3 +854,21 @@ func TestTrackingReplyOff(t *testing.T) {
 		s.do("d", "PING")
 	})
 }
+
+// TestTrackingRedirectQuit checks that a redirect client that has answered QUIT is gone for the
+// invalidations that follow: the tracking client gets tracking-redir-broken.
+func TestTrackingRedirectQuit(t *testing.T) {
+	trkCompare(t, func(s *trkSession) {
+		for i := 0; i < 5; i++ {
+			r := fmt.Sprintf("r%d", i)
+			s.quiet("a", "HELLO", "3")
+			s.do("a", "CLIENT", "TRACKING", "ON", "REDIRECT", "@"+r)
+			s.do("b", "SET", "key1", "1")
+			s.do("a", "GET", "key1")
+			s.do(r, "QUIT")
+			s.do("b", "SET", "key1", "2")
+			s.do("a", "PING")
+			s.do("a", "CLIENT", "TRACKING", "OFF")
+		}
+	})
+}
