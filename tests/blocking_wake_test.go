@@ -94,6 +94,11 @@ var blockWakeScenarios = map[string]blockWakeScenario{
 		steps: [][]string{{"SET", "dst", "s"}, {"RPUSH", "src", "a"}},
 		check: [][]string{{"LRANGE", "src", "0", "-1"}},
 	},
+	"brpoplpush wrong destination, then another client": {
+		block: [][]string{{"0", "BRPOPLPUSH", "blist", "target1", "1"}, {"0", "BRPOPLPUSH", "blist", "target2", "1"}},
+		steps: [][]string{{"SET", "target1", "nolist"}, {"LPUSH", "blist", "foo"}},
+		check: [][]string{{"LRANGE", "target2", "0", "-1"}, {"EXISTS", "blist"}},
+	},
 	// A script's pushes wake clients of the database the script pushed in.
 	"script in another database": {
 		block: [][]string{{"1", "BLPOP", "k", "1"}},
