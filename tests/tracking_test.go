@@ -856,11 +856,14 @@ func TestTrackingReplyOff(t *testing.T) {
 }
 
 // TestTrackingRedirectQuit checks that a redirect client that has answered QUIT is gone for the
-// invalidations that follow: the tracking client gets tracking-redir-broken.
+// invalidations that follow, subscribed or not: the tracking client gets tracking-redir-broken.
 func TestTrackingRedirectQuit(t *testing.T) {
 	trkCompare(t, func(s *trkSession) {
-		for i := 0; i < 5; i++ {
+		for i := 0; i < 8; i++ {
 			r := fmt.Sprintf("r%d", i)
+			if i%2 == 1 {
+				s.do(r, "SUBSCRIBE", "__redis__:invalidate") // its QUIT's reply is queued
+			}
 			s.quiet("a", "HELLO", "3")
 			s.do("a", "CLIENT", "TRACKING", "ON", "REDIRECT", "@"+r)
 			s.do("b", "SET", "key1", "1")
