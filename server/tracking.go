@@ -352,8 +352,6 @@ func (s *Server) trackRead(ctx *commands.Ctx) {
 	if len(keys) == 0 {
 		return
 	}
-	limit := s.liveConfig().TrackingTableMaxKeys
-	var evicted []trkHit
 	s.trk.mu.Lock()
 	for _, k := range keys {
 		ids := s.trk.keys[string(k)]
@@ -362,18 +360,36 @@ func (s *Server) trackRead(ctx *commands.Ctx) {
 			s.trk.keys[string(k)] = ids
 		}
 	}
-	if limit > 0 && int64(len(s.trk.keys)) > limit {
-		// Over tracking-table-max-keys: forget keys (in the map's random order, as Redis picks
-		// them by a random walk), telling their clients.
-		for k, ids := range s.trk.keys {
-			evicted = ids.hits(k, evicted)
-			s.trk.items -= ids.size()
-			delete(s.trk.keys, k)
-			if int64(len(s.trk.keys)) <= limit {
-				break
-			}
+	evicted := s.trackEvictLocked(s.liveConfig().TrackingTableMaxKeys)
+	s.rearmLocked()
+	s.trk.mu.Unlock()
+	s.sendHits(evicted, 0)
+}
+
+// trackEvictLocked forgets keys while more than limit (tracking-table-max-keys, 0 for none) are
+// remembered, in the map's random order as Redis picks them by a random walk, and returns the
+// invalidations to send their clients. s.trk.mu is held.
+func (s *Server) trackEvictLocked(limit int64) []trkHit {
+	if limit <= 0 || int64(len(s.trk.keys)) <= limit {
+		return nil
+	}
+	var evicted []trkHit
+	for k, ids := range s.trk.keys {
+		evicted = ids.hits(k, evicted)
+		s.trk.items -= ids.size()
+		delete(s.trk.keys, k)
+		if int64(len(s.trk.keys)) <= limit {
+			break
 		}
 	}
+	return evicted
+}
+
+// trackApplyConfig is CONFIG SET's part: a lowered tracking-table-max-keys invalidates the
+// keys over it at once, not at the next read.
+func (s *Server) trackApplyConfig(cfg *config.Config) {
+	s.trk.mu.Lock()
+	evicted := s.trackEvictLocked(cfg.TrackingTableMaxKeys)
 	s.rearmLocked()
 	s.trk.mu.Unlock()
 	s.sendHits(evicted, 0)

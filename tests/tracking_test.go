@@ -875,3 +875,30 @@ func TestTrackingRedirectQuit(t *testing.T) {
 		}
 	})
 }
+
+// TestTrackingTableMaxKeysLowered checks that lowering tracking-table-max-keys below the keys
+// remembered invalidates the excess without waiting for another read, as Redis's cron does.
+func TestTrackingTableMaxKeysLowered(t *testing.T) {
+	trkCompare(t, func(s *trkSession) {
+		s.do("r", "SUBSCRIBE", "__redis__:invalidate")
+		s.do("a", "CLIENT", "TRACKING", "ON", "REDIRECT", "@r", "NOLOOP")
+		s.do("a", "MSET", "key1{t}", "1", "key2{t}", "2")
+		s.do("a", "MGET", "key1{t}", "key2{t}")
+		s.do("a", "CONFIG", "SET", "tracking-table-max-keys", "1")
+		c := s.conn("r")
+		c.Timeout = 5 * time.Second
+		r, err := c.ReadReply()
+		if err != nil || len(r.Elems) != 3 {
+			s.log("r: no invalidation (%v)", err)
+		} else {
+			s.log("r: got an invalidation of %d key(s)", len(r.Elems[2].Elems))
+		}
+		info, _ := s.conn("a").Do("INFO", "stats")
+		for _, l := range strings.Split(info.Str, "\r\n") {
+			if strings.HasPrefix(l, "tracking_total_keys") {
+				s.log("info %s", l)
+			}
+		}
+		s.do("a", "CONFIG", "SET", "tracking-table-max-keys", "1000000")
+	})
+}
