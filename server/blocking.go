@@ -25,14 +25,16 @@ import (
 // (Ctx.OnBlock) while the command's key locks are still held, so no push can slip between the
 // emptiness check and the registration. The registry maps (db, key) to a FIFO of waiters.
 //
-// A command that pushes calls Ctx.Signal for its keys. After the command has committed, its
-// connection goroutine serves the ready keys (serveReady): for each ready key, in order, it takes
-// the key's first waiter and re-runs that waiter's command as an ordinary command (a fresh Ctx
-// with the waiter's database and protocol, no OnBlock). If the command produced a reply, the
-// waiter is removed from all its keys and the reply handed to it over its channel; if the list
-// was empty again (the command asked to block), the key is done. A served command may push
-// (BLMOVE) and signal more keys, which join the queue. Serving is serialized by one mutex, and
-// the registry mutex is never held while key locks are taken.
+// A command that pushes, or moves a key into place (RENAME, MOVE, COPY, SWAPDB), calls
+// Ctx.Signal for its keys (with their database). After the command, or the whole EXEC or
+// script, has committed, its connection goroutine serves the ready keys (serveReady): for each
+// ready key, in order, it takes the key's waiters in the order they blocked and re-runs each
+// one's command on that key alone, in a transaction that first checks the key's type: a list
+// serves the list commands' waiters, a sorted set the sorted-set ones, and a key that is gone
+// or of another type serves nobody (the waiters stay blocked). A served waiter is removed from
+// all its keys and its reply handed to it over its channel. A served command may push (BLMOVE)
+// and signal more keys, which join the queue. Serving is serialized by one mutex, and the
+// registry mutex is never held while key locks are taken.
 //
 // The blocked client's own connection goroutine waits (waitBlocked) for its reply, its timeout,
 // or the peer closing the connection. A waiter's state (waiting, serving, done) decides races:
