@@ -137,7 +137,7 @@ type Ctx struct {
 	keyBuf      [4][]byte // room for the declared keys of most commands
 
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
-	Ready [][]byte
+	Ready []ReadyKey
 
 	// OnWrite, when set, is called by Run for a command that staged writes, before they commit,
 	// while the command's keys are still locked: the server marks the clients that WATCH the
@@ -148,6 +148,10 @@ type Ctx struct {
 	// run): the server remembers the keys a tracking client read (CLIENT TRACKING), so that a
 	// write of them, which must wait for the locks, cannot slip in unnoticed.
 	OnRead func(c *Ctx)
+	// Script, for a command a script runs, is the script's own context (EVAL, FCALL, ...):
+	// a tracking client that runs a script remembers the keys the script declares once the
+	// script has run a read-only command, as in Redis 7.0.
+	Script *Ctx
 	// KE, when set, is the server's keyspace-event state (notify.go): while notifications are
 	// on or a client watches keys, write commands record what they changed in Events.
 	KE *KeyEvents
@@ -167,8 +171,25 @@ func (c *Ctx) Block(keys [][]byte, timeout time.Duration) {
 	c.Blocked, c.BlockKeys, c.BlockTimeout = true, keys, timeout
 }
 
-// Signal records that key received elements that a blocked client may be waiting for.
-func (c *Ctx) Signal(key []byte) { c.Ready = append(c.Ready, key) }
+// ReadyKey is a key that received elements a blocked client may be waiting for, in database
+// DB. A nil Key stands for every key of DB (SWAPDB).
+type ReadyKey struct {
+	DB  int
+	Key []byte
+}
+
+// String returns the key.
+func (k ReadyKey) String() string { return string(k.Key) }
+
+// Signal records that key, in the client's current database, received elements that a blocked
+// client may be waiting for: a push, or a key moved or copied into place.
+func (c *Ctx) Signal(key []byte) { c.SignalIn(c.Client.DB, key) }
+
+// SignalIn records that key in database db received elements (MOVE, COPY ... DB).
+func (c *Ctx) SignalIn(db int, key []byte) { c.Ready = append(c.Ready, ReadyKey{db, key}) }
+
+// SignalDB records that every key of database db may have changed (SWAPDB).
+func (c *Ctx) SignalDB(db int) { c.Ready = append(c.Ready, ReadyKey{DB: db}) }
 
 // Fail writes the reply for a storage error: WRONGTYPE, or a generic storage error.
 func (c *Ctx) Fail(err error) {

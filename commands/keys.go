@@ -61,6 +61,7 @@ func cmdRename(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.Signal(dst) // wakes clients blocked on dst
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -129,6 +130,7 @@ func cmdMove(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.SignalIn(db, key) // wakes clients blocked on the key in db
 	c.W.Int(1)
 }
 
@@ -204,6 +206,7 @@ func cmdCopy(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.SignalIn(db, dst) // wakes clients blocked on dst in db
 	c.W.Int(1)
 }
 

@@ -104,5 +104,8 @@ func cmdSwapDB(c *Ctx) {
 		return
 	}
 	c.Txn.SwapDB(int(a), int(b))
+	// Clients blocked on a key of either database may now find it.
+	c.SignalDB(int(a))
+	c.SignalDB(int(b))
 	c.W.OK()
 }

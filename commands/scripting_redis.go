@@ -169,7 +169,8 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	}
 	r.w.Reset()
 	r.w.Proto = r.resp
-	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE}
+	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE,
+		Script: c}
 	c.Client.DB = r.db
 	before := c.Txn.Writes()
 	var failed bool
@@ -197,9 +198,7 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		r.db = c.Client.DB
 		c.Txn.UseDB(r.db)
 	}
-	for _, k := range r.sub.Ready {
-		c.Signal(k)
-	}
+	c.Ready = append(c.Ready, r.sub.Ready...) // each in the database the command ran in
 	v, _ := respToLua(L, r.w.Bytes())
 	if failed && raiseErr {
 		L.Error(v, 0)

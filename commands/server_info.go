@@ -238,6 +238,7 @@ func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kv("maxmemory", "0")
 	b.kv("maxmemory_human", "0B")
 	b.kv("maxmemory_policy", "noeviction")
+	b.kv("mem_not_counted_for_evict", "0") // nothing is evicted: the data lives on disk
 	b.kv("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
 	b.kv("mem_allocator", "go-"+runtime.Version())
 	b.kvi("go_heap_sys", int64(ms.HeapSys))

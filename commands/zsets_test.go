@@ -373,7 +373,7 @@ func TestZSetSignalsReadyKeys(t *testing.T) {
 		Dispatch(c, false)
 		var got []string
 		for _, k := range c.Ready {
-			got = append(got, string(k))
+			got = append(got, string(k.Key))
 		}
 		if strings.Join(got, " ") != tc.ready {
 			t.Errorf("%s: ready %q, want %q", tc.cmd, got, tc.ready)

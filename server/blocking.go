@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tidwall/redcon"
 
 	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/storage"
 )
 
 // Blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BLMPOP).
@@ -22,14 +24,16 @@ import (
 // (Ctx.OnBlock) while the command's key locks are still held, so no push can slip between the
 // emptiness check and the registration. The registry maps (db, key) to a FIFO of waiters.
 //
-// A command that pushes calls Ctx.Signal for its keys. After the command has committed, its
-// connection goroutine serves the ready keys (serveReady): for each ready key, in order, it takes
-// the key's first waiter and re-runs that waiter's command as an ordinary command (a fresh Ctx
-// with the waiter's database and protocol, no OnBlock). If the command produced a reply, the
-// waiter is removed from all its keys and the reply handed to it over its channel; if the list
-// was empty again (the command asked to block), the key is done. A served command may push
-// (BLMOVE) and signal more keys, which join the queue. Serving is serialized by one mutex, and
-// the registry mutex is never held while key locks are taken.
+// A command that pushes, or moves a key into place (RENAME, MOVE, COPY, SWAPDB), calls
+// Ctx.Signal for its keys (with their database). After the command, or the whole EXEC or
+// script, has committed, its connection goroutine serves the ready keys (serveReady): for each
+// ready key, in order, it takes the key's waiters in the order they blocked and re-runs each
+// one's command on that key alone, in a transaction that first checks the key's type: a list
+// serves the list commands' waiters, a sorted set the sorted-set ones, and a key that is gone
+// or of another type serves nobody (the waiters stay blocked). A served waiter is removed from
+// all its keys and its reply handed to it over its channel. A served command may push (BLMOVE)
+// and signal more keys, which join the queue. Serving is serialized by one mutex, and the
+// registry mutex is never held while key locks are taken.
 //
 // The blocked client's own connection goroutine waits (waitBlocked) for its reply, its timeout,
 // or the peer closing the connection. A waiter's state (waiting, serving, done) decides races:
@@ -160,7 +164,7 @@ func (s *Server) afterBlocking(conn redcon.Conn, c *client) {
 		s.waitBlocked(conn, c)
 	}
 	if len(ctx.Ready) > 0 && totalWaiters.Load() > 0 {
-		s.serveReady(ctx.Client.DB, ctx.Ready)
+		s.serveReady(ctx.Ready)
 	}
 }
 
@@ -245,16 +249,24 @@ func (r *blockRegistry) claim(w *waiter) ([]byte, bool) {
 	return reply, reply != nil
 }
 
-// serveReady serves the clients blocked on the ready keys of database db, in the order they
-// blocked, re-running their commands until a key's list is empty again.
-func (s *Server) serveReady(db int, ready [][]byte) {
+// serveReady serves the clients blocked on the ready keys, in the order the keys were
+// signalled and, for each key, in the order the clients blocked. A key is judged by its type
+// now, once the command or transaction that signalled it has committed: a list serves the
+// clients of the list commands, a sorted set those of the sorted-set commands, and the others
+// stay blocked, as do all of them when the key is gone or holds another type. Each served
+// client's command runs again, on that key alone, until the key is empty.
+func (s *Server) serveReady(ready []commands.ReadyKey) {
 	r := s.blockRegistry()
 	var queue []blockKey
 	seen := map[blockKey]bool{}
-	add := func(db int, keys [][]byte) {
+	add := func(ready []commands.ReadyKey) {
 		r.mu.Lock()
-		for _, k := range keys {
-			bk := blockKey{db, string(k)}
+		for _, rk := range ready {
+			if rk.Key == nil {
+				queue = r.keysOfDB(rk.DB, queue, seen)
+				continue
+			}
+			bk := blockKey{rk.DB, string(rk.Key)}
 			if !seen[bk] && r.keys[bk] != nil {
 				seen[bk] = true
 				queue = append(queue, bk)
@@ -262,7 +274,7 @@ func (s *Server) serveReady(db int, ready [][]byte) {
 		}
 		r.mu.Unlock()
 	}
-	add(db, ready)
+	add(ready)
 	if len(queue) == 0 {
 		return
 	}
@@ -272,12 +284,13 @@ func (s *Server) serveReady(db int, ready [][]byte) {
 		bk := queue[0]
 		queue = queue[1:]
 		delete(seen, bk) // a later push by a served command may make it ready again
+		tried := map[*waiter]bool{}
 		for {
 			r.mu.Lock()
 			var w *waiter
 			if l := r.keys[bk]; l != nil {
 				for e := l.Front(); e != nil; e = e.Next() {
-					if cand := e.Value.(*waiter); cand.state == waitWaiting {
+					if cand := e.Value.(*waiter); cand.state == waitWaiting && !tried[cand] {
 						w = cand
 						break
 					}
@@ -290,7 +303,7 @@ func (s *Server) serveReady(db int, ready [][]byte) {
 			w.state = waitServing
 			r.mu.Unlock()
 
-			reply, more := s.runWaiter(w)
+			reply, outcome, more := s.runWaiter(w, bk.key)
 
 			r.mu.Lock()
 			if reply != nil || w.cancel {
@@ -303,27 +316,113 @@ func (s *Server) serveReady(db int, ready [][]byte) {
 				r.mu.Unlock()
 			}
 			if len(more) > 0 {
-				add(w.db, more)
+				add(more)
 			}
-			if reply == nil {
-				break // the list is empty again
+			if outcome == serveEmpty {
+				break // the key is gone or empty
 			}
+			tried[w] = true // served, or waiting for another type: on to the next client
 		}
 	}
 }
 
-// runWaiter re-runs w's command as an ordinary command and returns its reply, nil when the
-// command found nothing and would block again, and the keys it pushed to.
-func (s *Server) runWaiter(w *waiter) ([]byte, [][]byte) {
+// keysOfDB appends to queue the keys of database db that clients block on, sorted, that are
+// not in seen yet, and marks them. r.mu must be held.
+func (r *blockRegistry) keysOfDB(db int, queue []blockKey, seen map[blockKey]bool) []blockKey {
+	var keys []string
+	for bk := range r.keys {
+		if bk.db == db && !seen[blockKey{db, bk.key}] {
+			keys = append(keys, bk.key)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		seen[blockKey{db, k}] = true
+		queue = append(queue, blockKey{db, k})
+	}
+	return queue
+}
+
+// Outcomes of re-running a waiter's command.
+const (
+	serveDone      = iota // the command answered (elements, or an error such as WRONGTYPE)
+	serveEmpty            // the key is gone or empty: no later client of the key can be served
+	serveWrongKind        // the key holds the other blocking type: this client stays blocked
+)
+
+// blockKind is the type of key each blocking command waits for.
+var blockKind = map[string]storage.Type{
+	"blpop": storage.TypeList, "brpop": storage.TypeList, "brpoplpush": storage.TypeList,
+	"blmove": storage.TypeList, "blmpop": storage.TypeList,
+	"bzpopmin": storage.TypeZSet, "bzpopmax": storage.TypeZSet, "bzmpop": storage.TypeZSet,
+}
+
+// runWaiter re-runs w's command on the ready key alone, in a transaction over the command's
+// keys that first checks the key's type. It returns the reply (nil when the client stays
+// blocked), the outcome, and the keys the command pushed to (BLMOVE's destination).
+func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.ReadyKey) {
+	args := narrowArgs(w.cmd.Name, w.args, key)
+	t := s.store.Begin(w.db, commands.TxnKeys(w.cmd, args), true)
+	m, err := t.GetMeta([]byte(key))
+	if err != nil || m == nil || m.Type != storage.TypeList && m.Type != storage.TypeZSet {
+		t.Abort()
+		return nil, serveEmpty, nil // gone, unreadable, or a type no client blocks for
+	}
+	if m.Type != blockKind[w.cmd.Name] {
+		t.Abort()
+		return nil, serveWrongKind, nil
+	}
+	// The client's queued output (RESP3 tracking, pub/sub) is held until its reply is queued,
+	// so that the invalidations its own command causes follow the reply.
+	var q *outQueue
+	if c := s.clientByID(w.clientID); c != nil {
+		if q = c.trk.q.Load(); q != nil {
+			q.hold()
+		}
+	}
 	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
 	wr := commands.Writer{Proto: w.proto}
-	ctx := commands.Ctx{Args: w.args, Cmd: w.cmd, Client: &cl, Store: s.store, W: &wr, Env: s,
-		OnWrite: s.tx.onWrite, KE: &s.ke} // the pop marks watchers and invalidates tracked keys
-	commands.Run(&ctx)
-	if ctx.Blocked || wr.Len() == 0 {
-		return nil, nil
+	ctx := commands.Ctx{Args: args, Cmd: w.cmd, Client: &cl, Store: s.store, Txn: t, W: &wr, Env: s,
+		KE: &s.ke}
+	if failed := commands.RunIn(&ctx); failed {
+		t.Abort() // BLMOVE to a destination of another type: the client gets the error
+		return wr.Bytes(), serveDone, nil
 	}
-	return wr.Bytes(), ctx.Ready
+	if wr.Len() == 0 || t.Writes() == 0 {
+		t.Abort() // not expected: the key holds elements of the right type
+		if q != nil {
+			q.reply(nil) // releases the hold
+		}
+		return nil, serveEmpty, nil
+	}
+	s.tx.onWrite(&ctx) // the pop marks watchers and invalidates tracked keys
+	if err := t.Commit(); err != nil {
+		wr.Reset()
+		ctx.Fail(err)
+		return wr.Bytes(), serveDone, nil
+	}
+	if len(ctx.Events) > 0 {
+		s.publishEvents(ctx.Events)
+	}
+	return wr.Bytes(), serveDone, ctx.Ready
+}
+
+// narrowArgs returns a blocking command's arguments with its keys replaced by key alone, so
+// that the command pops from the key that became ready, whatever its other keys hold.
+func narrowArgs(name string, args [][]byte, key string) [][]byte {
+	k := []byte(key)
+	switch name {
+	case "blpop", "brpop", "bzpopmin", "bzpopmax":
+		return [][]byte{args[0], k, args[len(args)-1]}
+	case "blmpop", "bzmpop":
+		n, err := strconv.Atoi(string(args[2]))
+		if err != nil || n < 1 || 3+n > len(args) {
+			return args
+		}
+		out := [][]byte{args[0], args[1], []byte("1"), k}
+		return append(out, args[3+n:]...)
+	}
+	return args // BLMOVE and BRPOPLPUSH block on their source alone
 }
 
 // blockedReadMax bounds what a blocked client's watcher reads ahead of the request parser.

@@ -138,7 +138,8 @@ func (s *Server) liveConfig() *config.Config {
 // timeout) take effect at once; loglevel changes the logger's threshold.
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
-	s.applyTxConfig(cfg) // multi.go: notify-keyspace-events, client-output-buffer-limit
+	s.applyTxConfig(cfg)    // multi.go: notify-keyspace-events, client-output-buffer-limit
+	s.trackApplyConfig(cfg) // tracking.go: tracking-table-max-keys
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}

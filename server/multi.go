@@ -361,7 +361,7 @@ func (s *Server) touchChanged(ctx *commands.Ctx, db int) {
 		}
 	}
 	if track && len(changed) > 0 {
-		s.invalidateKeys(ctx.Client.ID, changed)
+		s.invalidateWrites(ctx, changed)
 	}
 }
 
@@ -493,7 +493,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	deferred := false
 	watching := s.ke.Watching()
 	var events []commands.Event
-	var ready []readyKeys
+	var ready []commands.ReadyKey
 	for i, q := range queue {
 		if commands.ExecDeferred(q.cmd) {
 			parts[i] = part{-1, -1}
@@ -501,7 +501,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			continue
 		}
 		sub := commands.Ctx{Args: q.args, Cmd: q.cmd, Client: ctx.Client, Store: s.store, Txn: t,
-			W: &w, Env: s, KE: ctx.KE}
+			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead} // OnRead: for the scripts EXEC runs
 		cmdDB := ctx.Client.DB
 		before := t.Writes()
 		start := w.Len()
@@ -529,9 +529,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		if watching && t.Writes() > before {
 			s.touchChanged(&sub, cmdDB)
 		}
-		if len(sub.Ready) > 0 {
-			ready = append(ready, readyKeys{cmdDB, sub.Ready})
-		}
+		ready = append(ready, sub.Ready...)
 	}
 	done = true
 	if err := t.Commit(); err != nil {
@@ -541,10 +539,8 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	if len(events) > 0 {
 		s.publishEvents(events)
 	}
-	if totalWaiters.Load() > 0 {
-		for _, r := range ready {
-			s.serveReady(r.db, r.keys)
-		}
+	if len(ready) > 0 && totalWaiters.Load() > 0 {
+		s.serveReady(ready) // blocking.go: the keys' types are judged now, after the whole transaction
 	}
 	var dw commands.Writer
 	var dparts []part
@@ -590,11 +586,6 @@ func (s *Server) countExecCmd(cmd *commands.Command, began time.Time, failed boo
 	if failed {
 		s.countError(reply)
 	}
-}
-
-type readyKeys struct {
-	db   int
-	keys [][]byte
 }
 
 // dropTx forgets a closing client's transaction and watches.

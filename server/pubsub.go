@@ -79,6 +79,7 @@ func (s *Server) Subscribe(ctx *commands.Ctx, kind commands.SubKind, names [][]b
 	}
 	q := s.ensureQueue(c)
 	q.hold()
+	defer s.pushConfirmations(c, ctx, ctx.W.Len())
 	word := commands.SubNames[kind].Sub
 	s.ps.mu.Lock()
 	for _, name := range names {
@@ -108,6 +109,21 @@ func (s *Server) Subscribe(ctx *commands.Ctx, kind commands.SubKind, names [][]b
 	s.ps.mu.Unlock()
 }
 
+// pushConfirmations sends the (un)subscribe confirmations a command wrote from start on while
+// the client's replies are off (CLIENT REPLY OFF, or SKIP for this command): as in Redis 7.0
+// they are pushes, which CLIENT REPLY does not silence. They go into the client's queue where
+// the command's reply would, ahead of the messages that arrived meanwhile. Confirmations that
+// are part of an EXEC's reply stay there.
+func (s *Server) pushConfirmations(c *client, ctx *commands.Ctx, start int) {
+	if ctx != &c.ctx || !c.ReplyOff && !c.x.skipThis || ctx.W.Len() <= start {
+		return
+	}
+	q := s.ensureQueue(c)
+	q.proto.Store(int32(c.Proto))
+	q.reply(ctx.W.Bytes()[start:])
+	ctx.W.Truncate(start)
+}
+
 // kindCount is the count a confirmation reports: channels and patterns together, or shard
 // channels.
 func (p *psState) kindCount(kind commands.SubKind) int {
@@ -125,6 +141,7 @@ func (s *Server) Unsubscribe(ctx *commands.Ctx, kind commands.SubKind, names [][
 		return
 	}
 	word := commands.SubNames[kind].Unsub
+	defer s.pushConfirmations(c, ctx, ctx.W.Len())
 	s.ps.mu.Lock()
 	defer s.ps.mu.Unlock()
 	if len(names) == 0 {

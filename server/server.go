@@ -344,9 +344,10 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		c.w.Release()
 	}
 	if c.Quit {
-		s.drainOutput(c) // pubsub.go
-		// Gone from CLIENT LIST and INFO before its socket closes, as a killed client is.
+		// Gone from CLIENT LIST, INFO and tracking redirection before its queued output is
+		// written and its socket closes, as a killed client is.
 		c.x.killed.Store(true)
+		s.drainOutput(c) // pubsub.go
 		conn.Close()
 	}
 }

@@ -27,7 +27,8 @@ import (
 // CACHING YES, OPTOUT all but those of the command after CLIENT CACHING NO (the flag lasts until
 // a command other than CLIENT ends outside MULTI, as in Redis's resetClient). NOLOOP skips the
 // client's own writes. BCAST remembers nothing: each change of a key under one of the client's
-// prefixes (every key with no prefix) is sent, one message per prefix and command, keys sorted.
+// prefixes (every key with no prefix) is sent, one message per prefix and command (an EXEC or a
+// script being one command), keys sorted, once the command has run.
 // FLUSHDB and FLUSHALL send every tracking client an invalidation with a null key list and
 // forget every key. tracking-table-max-keys bounds the keys remembered: past it, keys are
 // invalidated (and forgotten) until the table is back at the limit.
@@ -84,6 +85,8 @@ type trkState struct {
 
 	q     atomic.Pointer[outQueue] // the client's outbound queue once it has one (ensureQueue)
 	proto atomic.Int32             // the client's protocol after its last command; 0 means 2
+
+	bcast []trkBcastHit // BCAST invalidations of the running command (its connection goroutine only)
 
 	inMu    sync.Mutex
 	inbox   [][]byte // messages waiting for the client to switch to queued output
@@ -314,6 +317,7 @@ func (s *Server) trackAfter(c *client, cmd *commands.Command) {
 	if f&trkOn != 0 && c.Proto == 3 && c.ps.q == nil {
 		s.ensureQueue(c)
 	}
+	s.flushBcast(c)
 	if c.trk.pending.Load() {
 		s.takeInbox(c)
 	}
@@ -321,7 +325,8 @@ func (s *Server) trackAfter(c *client, cmd *commands.Command) {
 
 // trackRead is Ctx.OnRead: it remembers the keys of a read-only command for a client tracking
 // in the default mode (with OPTIN, after CLIENT CACHING YES; with OPTOUT, unless after CLIENT
-// CACHING NO). Read-only scripts are not remembered themselves, only the commands they run.
+// CACHING NO). Read-only scripts are not remembered themselves: a read-only command a script
+// runs makes the client remember the keys the script declares (not those the command names).
 func (s *Server) trackRead(ctx *commands.Ctx) {
 	c := clientOf(ctx)
 	if c == nil {
@@ -338,12 +343,15 @@ func (s *Server) trackRead(ctx *commands.Ctx) {
 		cmd.Name == "eval_ro", cmd.Name == "evalsha_ro", cmd.Name == "fcall_ro":
 		return
 	}
-	keys := commands.TxnKeys(cmd, ctx.Args)
+	var keys [][]byte
+	if ctx.Script != nil {
+		keys = scriptKeys(ctx.Script.Args)
+	} else {
+		keys = commands.TxnKeys(cmd, ctx.Args)
+	}
 	if len(keys) == 0 {
 		return
 	}
-	limit := s.liveConfig().TrackingTableMaxKeys
-	var evicted []trkHit
 	s.trk.mu.Lock()
 	for _, k := range keys {
 		ids := s.trk.keys[string(k)]
@@ -352,21 +360,52 @@ func (s *Server) trackRead(ctx *commands.Ctx) {
 			s.trk.keys[string(k)] = ids
 		}
 	}
-	if limit > 0 && int64(len(s.trk.keys)) > limit {
-		// Over tracking-table-max-keys: forget keys (in the map's random order, as Redis picks
-		// them by a random walk), telling their clients.
-		for k, ids := range s.trk.keys {
-			evicted = ids.hits(k, evicted)
-			s.trk.items -= ids.size()
-			delete(s.trk.keys, k)
-			if int64(len(s.trk.keys)) <= limit {
-				break
-			}
-		}
-	}
+	evicted := s.trackEvictLocked(s.liveConfig().TrackingTableMaxKeys)
 	s.rearmLocked()
 	s.trk.mu.Unlock()
 	s.sendHits(evicted, 0)
+}
+
+// trackEvictLocked forgets keys while more than limit (tracking-table-max-keys, 0 for none) are
+// remembered, in the map's random order as Redis picks them by a random walk, and returns the
+// invalidations to send their clients. s.trk.mu is held.
+func (s *Server) trackEvictLocked(limit int64) []trkHit {
+	if limit <= 0 || int64(len(s.trk.keys)) <= limit {
+		return nil
+	}
+	var evicted []trkHit
+	for k, ids := range s.trk.keys {
+		evicted = ids.hits(k, evicted)
+		s.trk.items -= ids.size()
+		delete(s.trk.keys, k)
+		if int64(len(s.trk.keys)) <= limit {
+			break
+		}
+	}
+	return evicted
+}
+
+// trackApplyConfig is CONFIG SET's part: a lowered tracking-table-max-keys invalidates the
+// keys over it at once, not at the next read.
+func (s *Server) trackApplyConfig(cfg *config.Config) {
+	s.trk.mu.Lock()
+	evicted := s.trackEvictLocked(cfg.TrackingTableMaxKeys)
+	s.rearmLocked()
+	s.trk.mu.Unlock()
+	s.sendHits(evicted, 0)
+}
+
+// scriptKeys returns the keys an EVAL, EVALSHA or FCALL (or their _RO forms) declares: numkeys
+// at argument 2, the keys after it.
+func scriptKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	n, err := strconv.Atoi(string(args[2]))
+	if err != nil || n <= 0 || n > len(args)-3 {
+		return nil
+	}
+	return args[3 : 3+n]
 }
 
 // trkBcastHit is one key changed under a BCAST client's prefix.
@@ -375,9 +414,21 @@ type trkBcastHit struct {
 	prefix, key string
 }
 
+// invalidateWrites sends the invalidations for keys a command changed (touchChanged). When the
+// command is a client's own (not a blocked client's command served by the server), the BCAST
+// ones wait in the client's batch until its command ends (trackAfter), so that an EXEC or a
+// script sends one message per prefix, as Redis 7.0 sends them once per event loop iteration.
+func (s *Server) invalidateWrites(ctx *commands.Ctx, keys [][]byte) {
+	s.invalidate(ctx.Client.ID, clientOf(ctx), keys)
+}
+
 // invalidateKeys sends the invalidations for keys changed by client writer (0 for none: the
 // expiry cycle) and forgets the keys.
-func (s *Server) invalidateKeys(writer int64, keys [][]byte) {
+func (s *Server) invalidateKeys(writer int64, keys [][]byte) { s.invalidate(writer, nil, keys) }
+
+// invalidate is invalidateKeys, holding the BCAST invalidations in batch's pending list when
+// batch is not nil (it runs on batch's connection goroutine).
+func (s *Server) invalidate(writer int64, batch *client, keys [][]byte) {
 	if !s.trk.concerns(keys) {
 		return
 	}
@@ -401,9 +452,23 @@ func (s *Server) invalidateKeys(writer int64, keys [][]byte) {
 	s.rearmLocked()
 	s.trk.mu.Unlock()
 	s.sendHits(hits, writer)
-	if len(bc) > 0 {
+	switch {
+	case len(bc) == 0:
+	case batch != nil:
+		batch.trk.bcast = append(batch.trk.bcast, bc...)
+	default:
 		s.sendBcast(bc, writer)
 	}
+}
+
+// flushBcast sends the BCAST invalidations c's command produced.
+func (s *Server) flushBcast(c *client) {
+	if len(c.trk.bcast) == 0 {
+		return
+	}
+	bc := c.trk.bcast
+	c.trk.bcast = nil
+	s.sendBcast(bc, c.ID)
 }
 
 // concerns reports, under the read lock, whether some client tracks one of keys or BCASTs:
@@ -513,6 +578,9 @@ func (s *Server) sendTracking(c *client, keys []byte) {
 	target, redirected := c, false
 	if id := c.trk.redirect.Load(); id != 0 {
 		r := s.clientByID(id)
+		if r != nil && r.x.killed.Load() {
+			r = nil // it quit or was killed: gone, though its connection may not be closed yet
+		}
 		if r == nil {
 			for {
 				old := c.trk.flags.Load()

@@ -445,3 +445,36 @@ func TestPubSubSlowSubscriberIsDisconnected(t *testing.T) {
 		})
 	}
 }
+
+// TestPubSubReplyOff checks that CLIENT REPLY OFF and SKIP silence replies but not what a
+// subscriber is sent as pushes: the (un)subscribe confirmations and the messages, in RESP3 and
+// RESP2.
+func TestPubSubReplyOff(t *testing.T) {
+	psCompare(t, func(s *psSession) {
+		s.subDo(1, "HELLO", "3")
+		s.out = s.out[:0] // HELLO's reply names the client ID
+		s.subDo(0, "CLIENT", "REPLY", "OFF")
+		s.subDo(1, "SUBSCRIBE", "channel")
+		s.subDo(1, "PSUBSCRIBE", "ch*")
+		s.subDo(0, "CLIENT", "REPLY", "OFF")
+		s.subDo(0, "PING")
+		s.subDo(0, "SET", "k", "v")
+		s.publish("PUBLISH", "channel", "hello")
+		s.subDo(1, "UNSUBSCRIBE", "channel")
+		s.subDo(1, "PUNSUBSCRIBE", "ch*")
+		s.subDo(1, "UNSUBSCRIBE", "never")
+		s.subDo(1, "CLIENT", "REPLY", "ON")
+		s.subDo(1, "PING")
+
+		s.subDo(1, "HELLO", "2")
+		s.out = s.out[:len(s.out)-1]
+		s.subDo(0, "CLIENT", "REPLY", "SKIP")
+		s.subDo(1, "PSUBSCRIBE", "*")
+		s.subDo(0, "CLIENT", "REPLY", "OFF")
+		s.pubDo("SET", "k", "w")
+		s.publish("PUBLISH", "x", "resp2")
+		s.subDo(1, "PUNSUBSCRIBE")
+		s.subDo(1, "CLIENT", "REPLY", "ON")
+		s.subDo(1, "PING")
+	})
+}
