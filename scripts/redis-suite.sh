@@ -17,7 +17,9 @@
 #
 # Tests excused for what Strata deliberately lacks are listed, each with its reason, in
 # tests/redis-suite/excused.txt; the suite's own --ignore-encoding and --ignore-digest options
-# stand for OBJECT ENCODING and DEBUG DIGEST, and the needs:debug tag for DEBUG.
+# stand for OBJECT ENCODING and DEBUG DIGEST; the tags needs:debug (DEBUG) and
+# needs:config-maxmemory (Strata keeps its data on disk and never evicts: maxmemory is 0) are
+# left out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -92,7 +94,7 @@ run_unit() {
 	for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 	start=$(date +%s)
 	(cd "$src" && timeout -k 5 "$unit_timeout" ./runtest --host 127.0.0.1 --port "$port" \
-		--single "$unit" --tags -needs:debug --durable --clients 1 --timeout "$test_timeout" \
+		--single "$unit" --tags "-needs:debug -needs:config-maxmemory" --durable --clients 1 --timeout "$test_timeout" \
 		--ignore-encoding --ignore-digest --skipfile "$excused" \
 		--baseport $((port % 20000 + 30000)) --portcount 200) 2>&1 |
 		sed 's/\x1b\[[0-9;]*m//g' >"$log"
