@@ -49,6 +49,9 @@ func (s *Store) expireLoop() {
 	}
 	for s.sleep(time.Second / time.Duration(hz)) {
 		start := time.Now()
+		if s.expiryHeld.Load() > start.UnixNano() {
+			continue // expiryhold.go: a CLIENT PAUSE holds deletions
+		}
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)
 			if err != nil {
