@@ -56,7 +56,6 @@ type clientExtra struct {
 	lastActive atomic.Int64 // unix nanoseconds of the start of the last command
 	killed     atomic.Bool
 	blocked    atomic.Bool // waiting in a pause (or flagged by the blocking code)
-	skipThis   bool        // CLIENT REPLY SKIP: discard this command's reply (connection goroutine only)
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client
@@ -257,7 +256,8 @@ func (s *Server) Pause(d time.Duration, all bool) {
 	s.x.pauseUntil.Store(until)
 	s.x.pauseAll.Store(all)
 	s.store.HoldExpiry(time.Unix(0, until)) // keys expire but are not deleted during the pause
-	close(s.x.pauseWake)                    // held clients re-read the mode and deadline
+	// Held clients re-read the mode and deadline.
+	close(s.x.pauseWake)
 	s.x.pauseWake = make(chan struct{})
 }
 
@@ -328,19 +328,12 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 	}
 	c.x.blocked.Store(ctx.Blocked) // cleared by the client's next command
 
-	// CLIENT REPLY: OFF drops every reply, SKIP drops the reply of the command after it.
-	switch {
-	case c.ReplyOff:
+	// CLIENT REPLY: OFF drops every reply, SKIP drops the reply of the command after it
+	// (unless that command is CLIENT REPLY ON, which clears SkipThis).
+	if c.ReplyOff || c.SkipThis {
 		c.w.Reset()
-		c.x.skipThis = false
-	case c.x.skipThis:
-		c.w.Reset()
-		c.x.skipThis = false
 	}
-	if c.SkipNext {
-		c.SkipNext = false
-		c.x.skipThis = true
-	}
+	c.SkipThis, c.SkipNext = c.SkipNext, false
 
 	c.x.mu.Lock()
 	c.x.pub = c.Client
