@@ -528,6 +528,10 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		}
 	}
 	done = true
+	if s.scriptsStopped.Load() && runsScript(queue) {
+		t.Abort() // server.go: shutdown stopped its script, whose writes are dropped
+		return
+	}
 	if err := t.Commit(); err != nil {
 		ctx.Fail(err)
 		return
