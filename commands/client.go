@@ -148,7 +148,8 @@ func clientOnOff(c *Ctx, flag *bool) {
 func clientReply(c *Ctx) {
 	switch strings.ToLower(c.Arg(2)) {
 	case "on":
-		c.Client.ReplyOff, c.Client.SkipNext = false, false
+		// ON also clears the skip that CLIENT REPLY SKIP set for this very command.
+		c.Client.ReplyOff, c.Client.SkipNext, c.Client.SkipThis = false, false, false
 		c.W.OK()
 	case "off":
 		c.Client.ReplyOff = true
@@ -519,11 +520,22 @@ func selfInfo(c *Ctx, list []ClientInfo, cmd string) ClientInfo {
 			ci.Client = *c.Client
 			ci.LastCmd = cmd
 			ci.LastActive = time.Now()
+			ci.QueryBuf = requestSize(c.Args)
 			return ci
 		}
 	}
 	return ClientInfo{Client: *c.Client, FD: -1, Created: time.Now(), LastActive: time.Now(), LastCmd: cmd, Flags: "N",
-		Redir: -1}
+		Redir: -1, QueryBuf: requestSize(c.Args)}
+}
+
+// requestSize returns the length of args sent as a RESP array of bulk strings: while a
+// command runs, its request is still in the client's query buffer (CLIENT LIST's qbuf).
+func requestSize(args [][]byte) int {
+	n := 1 + len(strconv.Itoa(len(args))) + 2
+	for _, a := range args {
+		n += 1 + len(strconv.Itoa(len(a))) + 2 + len(a) + 2
+	}
+	return n
 }
 
 func clientInfo(c *Ctx) {

@@ -28,6 +28,7 @@ type Client struct {
 	NoTouch  bool   // CLIENT NO-TOUCH
 	ReplyOff bool   // CLIENT REPLY OFF: the server discards replies
 	SkipNext bool   // CLIENT REPLY SKIP: the server discards the next command's reply
+	SkipThis bool   // the previous command was CLIENT REPLY SKIP: this reply is discarded
 
 	Conn any // the server's state of this connection (MULTI queue, subscriptions); opaque here
 
@@ -74,7 +75,7 @@ type ClientInfo struct {
 	LastActive time.Time
 	LastCmd    string // last command run, "sub|cmd" for container commands
 	Flags      string // Redis's flags letters: "N" for none
-	QueryBuf   int    // bytes read but not yet parsed
+	QueryBuf   int    // bytes in the query buffer: for the calling client, the request it runs
 	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
 }
 

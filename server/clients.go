@@ -56,7 +56,6 @@ type clientExtra struct {
 	lastActive atomic.Int64 // unix nanoseconds of the start of the last command
 	killed     atomic.Bool
 	blocked    atomic.Bool // waiting in a pause (or flagged by the blocking code)
-	skipThis   bool        // CLIENT REPLY SKIP: discard this command's reply (connection goroutine only)
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client
@@ -185,11 +184,6 @@ type cmdState struct {
 	dur   time.Duration // set when the command has run
 }
 
-// mayReplicate lists commands without the write flag that CLIENT PAUSE WRITE still holds,
-// as Redis 7.0's CMD_MAY_REPLICATE does.
-var mayReplicate = map[string]bool{"eval": true, "evalsha": true, "fcall": true, "publish": true,
-	"spublish": true, "pfcount": true, "wait": true}
-
 // beforeCommand runs before the dispatcher: it records the client's activity and holds the
 // command while a CLIENT PAUSE applies to it. Like Redis, it lets commands that the
 // dispatcher would refuse (unknown, wrong arity, not authenticated) through, so they are
@@ -197,9 +191,8 @@ var mayReplicate = map[string]bool{"eval": true, "evalsha": true, "fcall": true,
 func (s *Server) beforeCommand(c *client, args [][]byte) cmdState {
 	st := cmdState{cmd: commands.Lookup(args[0])}
 	if s.x.pauseUntil.Load() != 0 && st.cmd != nil && st.cmd.CheckArity(len(args)) &&
-		(c.Authed || st.cmd.Flags&commands.FlagNoAuth != 0 || s.liveConfig().RequirePass == "") &&
-		(s.x.pauseAll.Load() || st.cmd.Flags&commands.FlagWrite != 0 || mayReplicate[st.cmd.Name]) {
-		s.waitPause(c, st.cmd)
+		(c.Authed || st.cmd.Flags&commands.FlagNoAuth != 0 || s.liveConfig().RequirePass == "") {
+		s.waitPause(c, s.heldByWritePause(c, st.cmd, args))
 	}
 	st.start = time.Now()
 	c.x.lastActive.Store(st.start.UnixNano())
@@ -207,12 +200,28 @@ func (s *Server) beforeCommand(c *client, args [][]byte) cmdState {
 	return st
 }
 
-// waitPause blocks while a pause that applies to cmd is in force.
-func (s *Server) waitPause(c *client, cmd *commands.Command) {
+// heldByWritePause reports whether CLIENT PAUSE WRITE holds the command: a write, a command
+// that may replicate, a script that may write (commands.HeldByWritePause), or an EXEC whose
+// queue holds one of those.
+func (s *Server) heldByWritePause(c *client, cmd *commands.Command, args [][]byte) bool {
+	if cmd.Name == "exec" && c.tx.active { // multi.go: the queued commands
+		for _, q := range c.tx.queue {
+			if commands.HeldByWritePause(s.store, q.cmd, q.args) {
+				return true
+			}
+		}
+		return false
+	}
+	return commands.HeldByWritePause(s.store, cmd, args)
+}
+
+// waitPause blocks while a pause applies to a command that PAUSE WRITE holds (write) or not.
+// The held client counts as blocked (CLIENT LIST flag b, INFO blocked_clients).
+func (s *Server) waitPause(c *client, write bool) {
 	for {
 		s.x.pauseMu.Lock()
 		until, wake := s.x.pauseUntil.Load(), s.x.pauseWake
-		applies := s.x.pauseAll.Load() || cmd.Flags&commands.FlagWrite != 0 || mayReplicate[cmd.Name]
+		applies := s.x.pauseAll.Load() || write
 		s.x.pauseMu.Unlock()
 		d := time.Until(time.Unix(0, until))
 		if until == 0 || d <= 0 || !applies {
@@ -235,9 +244,9 @@ func (s *Server) waitPause(c *client, cmd *commands.Command) {
 	}
 }
 
-// Pause holds the commands of every client (all) or the write commands, for d. A new
-// pause replaces a shorter one but never shortens a longer one, as in Redis; a pause that
-// changes from ALL to WRITE takes the new mode.
+// Pause holds the commands of every client (all) or the write commands, for d, and the
+// active expiry cycle's deletions. A new pause replaces a shorter one but never shortens a
+// longer one, as in Redis; a pause that changes from ALL to WRITE takes the new mode.
 func (s *Server) Pause(d time.Duration, all bool) {
 	s.x.pauseMu.Lock()
 	defer s.x.pauseMu.Unlock()
@@ -247,7 +256,9 @@ func (s *Server) Pause(d time.Duration, all bool) {
 	}
 	s.x.pauseUntil.Store(until)
 	s.x.pauseAll.Store(all)
-	close(s.x.pauseWake) // held clients re-read the mode and deadline
+	s.store.HoldExpiry(time.Unix(0, until)) // keys expire but are not deleted during the pause
+	// Held clients re-read the mode and deadline.
+	close(s.x.pauseWake)
 	s.x.pauseWake = make(chan struct{})
 }
 
@@ -257,6 +268,7 @@ func (s *Server) Unpause() {
 	defer s.x.pauseMu.Unlock()
 	s.x.pauseUntil.Store(0)
 	s.x.pauseAll.Store(false)
+	s.store.HoldExpiry(time.Time{})
 	close(s.x.pauseWake)
 	s.x.pauseWake = make(chan struct{})
 }
@@ -317,19 +329,12 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 	}
 	c.x.blocked.Store(ctx.Blocked) // cleared by the client's next command
 
-	// CLIENT REPLY: OFF drops every reply, SKIP drops the reply of the command after it.
-	switch {
-	case c.ReplyOff:
+	// CLIENT REPLY: OFF drops every reply, SKIP drops the reply of the command after it
+	// (unless that command is CLIENT REPLY ON, which clears SkipThis).
+	if c.ReplyOff || c.SkipThis {
 		c.w.Reset()
-		c.x.skipThis = false
-	case c.x.skipThis:
-		c.w.Reset()
-		c.x.skipThis = false
 	}
-	if c.SkipNext {
-		c.SkipNext = false
-		c.x.skipThis = true
-	}
+	c.SkipThis, c.SkipNext = c.SkipNext, false
 
 	c.x.mu.Lock()
 	c.x.pub = c.Client

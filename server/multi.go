@@ -532,6 +532,10 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		ready = append(ready, sub.Ready...)
 	}
 	done = true
+	if s.scriptsStopped.Load() && runsScript(queue) {
+		t.Abort() // server.go: shutdown stopped its script, whose writes are dropped
+		return
+	}
 	if err := t.Commit(); err != nil {
 		ctx.Fail(err)
 		return

@@ -32,10 +32,13 @@ type Server struct {
 	ln    net.Listener
 	done  chan error
 
-	inflight atomic.Int64  // commands running now
-	closing  chan struct{} // closed when the server starts to stop
-	stopReq  chan struct{} // closed by SHUTDOWN
-	stopOnce sync.Once
+	inflight atomic.Int64 // commands running now
+	// scriptsStopped is set once Close stops running scripts: an EXEC that ran one then
+	// commits nothing (multi.go), as the script's own writes are dropped.
+	scriptsStopped atomic.Bool
+	closing        chan struct{} // closed when the server starts to stop
+	stopReq        chan struct{} // closed by SHUTDOWN
+	stopOnce       sync.Once
 
 	metrics *metrics
 	cron    *cronSpec // compact-cron schedule, nil when off
@@ -177,11 +180,18 @@ func (s *Server) Shutdown() { s.stopOnce.Do(func() { close(s.stopReq) }) }
 // ShutdownRequested is closed when a client has sent SHUTDOWN.
 func (s *Server) ShutdownRequested() <-chan struct{} { return s.stopReq }
 
-// closeGrace bounds how long Close waits for running commands.
-const closeGrace = 10 * time.Second
+// closeGrace bounds how long Close waits for running commands; scriptCloseGrace, how long a
+// running Lua script may go on before Close stops it.
+const (
+	closeGrace       = 10 * time.Second
+	scriptCloseGrace = time.Second
+)
 
 // Close stops accepting connections, disconnects clients, lets running commands finish (up to
-// closeGrace), and closes the storage, which syncs it.
+// closeGrace), and closes the storage, which syncs it. A Lua script still running after
+// scriptCloseGrace is stopped and its writes dropped, as SHUTDOWN NOSAVE does (its client has
+// no reply yet, so nothing it wrote was acknowledged); so is any script that starts after, from
+// a command that waited for it.
 func (s *Server) Close() error {
 	var err error
 	select {
@@ -198,13 +208,28 @@ func (s *Server) Close() error {
 		s.done <- nil
 	}
 	s.closeTLS() // tls.go
-	for deadline := time.Now().Add(closeGrace); s.inflight.Load() > 0 && time.Now().Before(deadline); {
+	start := time.Now()
+	for s.inflight.Load() > 0 && time.Since(start) < closeGrace {
+		if time.Since(start) >= scriptCloseGrace {
+			s.scriptsStopped.Store(true)
+			commands.StopScripts(s.store)
+		}
 		time.Sleep(time.Millisecond)
 	}
 	if cerr := s.store.Close(); err == nil || errors.Is(err, net.ErrClosed) {
 		err = cerr
 	}
 	return err
+}
+
+// runsScript reports whether an EXEC queue holds a script command (EVAL or FCALL family).
+func runsScript(queue []queuedCmd) bool {
+	for _, q := range queue {
+		if commands.IsScriptCommand(q.cmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // guardListener wraps accepted connections in guardConn.

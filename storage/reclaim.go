@@ -52,6 +52,9 @@ func (s *Store) expireLoop() {
 			continue // disk.go: the disk refuses writes; reads still hide expired keys
 		}
 		start := time.Now()
+		if s.expiryHeld.Load() > start.UnixNano() {
+			continue // expiryhold.go: a CLIENT PAUSE holds deletions
+		}
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)
 			if err != nil {

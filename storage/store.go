@@ -74,7 +74,8 @@ type Store struct {
 	openedAt  time.Time
 	closeOnce sync.Once
 
-	onExpire atomic.Pointer[func(db int, key []byte)] // SetOnExpire
+	onExpire   atomic.Pointer[func(db int, key []byte)] // SetOnExpire
+	expiryHeld atomic.Int64                             // HoldExpiry: unix nanoseconds
 }
 
 // Stats counts background work; fields are updated atomically.
