@@ -115,7 +115,7 @@ func (s *Server) Subscribe(ctx *commands.Ctx, kind commands.SubKind, names [][]b
 // the command's reply would, ahead of the messages that arrived meanwhile. Confirmations that
 // are part of an EXEC's reply stay there.
 func (s *Server) pushConfirmations(c *client, ctx *commands.Ctx, start int) {
-	if ctx != &c.ctx || !c.ReplyOff && !c.x.skipThis || ctx.W.Len() <= start {
+	if ctx != &c.ctx || !c.ReplyOff && !c.SkipThis || ctx.W.Len() <= start {
 		return
 	}
 	q := s.ensureQueue(c)
