@@ -374,3 +374,10 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// Inert reports whether name is one of Redis's directives that Strata answers without acting
+// on (docs/operations.md lists them), rather than one of Strata's own.
+func Inert(name string) bool {
+	d := lookup(name)
+	return d != nil && d.inert != 0
+}
