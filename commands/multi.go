@@ -19,12 +19,14 @@ type TxnEnv interface {
 
 // Transaction errors, as Redis 7.0 words them.
 const (
-	ErrExecAbort      = "EXECABORT Transaction discarded because of previous errors."
-	ErrNestedMulti    = "ERR MULTI calls can not be nested"
-	ErrExecNoMulti    = "ERR EXEC without MULTI"
-	ErrDiscardNoMulti = "ERR DISCARD without MULTI"
-	ErrWatchInMulti   = "ERR WATCH inside MULTI is not allowed"
-	ErrNoMulti        = "ERR Command not allowed inside a transaction"
+	ErrExecAbort = "EXECABORT Transaction discarded because of previous errors."
+	// ErrExecAbortBecause starts the reply of an EXEC that a gate refused: the gate's error follows.
+	ErrExecAbortBecause = "EXECABORT Transaction discarded because of: "
+	ErrNestedMulti      = "ERR MULTI calls can not be nested"
+	ErrExecNoMulti      = "ERR EXEC without MULTI"
+	ErrDiscardNoMulti   = "ERR DISCARD without MULTI"
+	ErrWatchInMulti     = "ERR WATCH inside MULTI is not allowed"
+	ErrNoMulti          = "ERR Command not allowed inside a transaction"
 )
 
 func init() {

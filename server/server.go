@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -332,8 +333,16 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if staged != nil && !s.stagedArgument(c, ctx, staged) {
 		// answered: the value could not be read back
 	} else if msg := commands.ScriptBusy(ctx); msg != "" {
-		c.w.Error(msg)             // scripting.go: a script runs past busy-reply-threshold
-		c.tx.aborted = c.tx.active // multi.go: a refused command fails EXEC
+		// scripting.go: a script runs past busy-reply-threshold. A refused command fails the
+		// transaction it was to be queued in; a refused EXEC discards it (multi.go).
+		if c.tx.active && strings.EqualFold(string(cmd.Args[0]), "exec") {
+			c.w.Error(commands.ErrExecAbortBecause + msg)
+			c.tx.endMulti()
+			s.unwatchAll(c)
+		} else {
+			c.w.Error(msg)
+			c.tx.aborted = c.tx.active
+		}
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
