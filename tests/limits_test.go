@@ -258,13 +258,13 @@ func TestIdleTimeout(t *testing.T) {
 		t.Run(inst.Name, func(t *testing.T) {
 			t.Parallel()
 			idle := dial(t, inst)
+			start := time.Now() // before the idle client's last command: its idle time starts later
 			mustDo(t, idle, "PONG", "PING")
 			blocked := dial(t, inst)
 			if err := blocked.Send("BLPOP", "timeout:list", "0"); err != nil {
 				t.Fatal(err)
 			}
 			active := dial(t, inst)
-			start := time.Now()
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() {
