@@ -319,9 +319,9 @@ func (vm *luaVM) luaIpairs(L *lua.LState) int {
 	return 3
 }
 
-// maxUnpack is how many values unpack returns at most: Lua 5.1 fails beyond its C stack
-// (LUAI_MAXCSTACK, 8000 slots) with "too many results to unpack".
-const maxUnpack = 7990
+// luaCStack is the slots a Lua 5.1 C function has for its arguments and results
+// (LUAI_MAXCSTACK): unpack fails with "too many results to unpack" beyond them.
+const luaCStack = 8000
 
 func (vm *luaVM) luaUnpack(L *lua.LState) int {
 	t := vm.see(L.CheckTable(1))
@@ -331,7 +331,7 @@ func (vm *luaVM) luaUnpack(L *lua.LState) int {
 		return 0
 	}
 	n := e - i + 1
-	if n <= 0 || n > maxUnpack {
+	if n <= 0 || n > luaCStack-L.GetTop() {
 		L.RaiseError("too many results to unpack")
 	}
 	for ; i <= e; i++ {
