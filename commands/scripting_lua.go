@@ -36,6 +36,7 @@ type luaVM struct {
 	fakeMT   *lua.LTable                 // what getmetatable returns for a proxy
 	redis    *lua.LTable                 // the real redis table
 	handler  *lua.LFunction              // the error handler given to PCall
+	messages *lua.LFunction              // the message handler of pcall and library loading
 	chunk    string                      // chunk name: "user_script" or "user_function"
 	run      *scriptRun                  // the invocation in progress, nil between runs
 	runState scriptRun                   // what run points to, reused from run to run
@@ -79,7 +80,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		"ipairs": vm.luaIpairs, "rawget": vm.luaRawGet, "rawset": vm.luaRawSet,
 		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
 		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
-		"pcall": luaPCall, "unpack": vm.luaUnpack,
+		"pcall": vm.luaPCall, "unpack": vm.luaUnpack,
 	}
 	for name, fn := range fns {
 		g.RawSetString(name, L.NewFunction(fn))
@@ -157,6 +158,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	vm.redis = vm.newRedisTable()
 	g.RawSetString("redis", vm.protect(vm.redis))
 	vm.handler = L.NewFunction(vm.errorHandler)
+	vm.messages = L.NewFunction(lua51MessageHandler)
 	g.RawSetString("__redis__err__handler", vm.handler)
 
 	vm.globals = g
@@ -235,14 +237,16 @@ func (vm *luaVM) luaError(L *lua.LState) int {
 }
 
 // luaPCall is Redis 7.0's pcall: an error table caught by the script becomes its err string.
-func luaPCall(L *lua.LState) int {
+// Its message handler words runtime errors as Lua 5.1 does; having one also keeps gopher-lua
+// from closing the upvalues of the functions still running outside the call.
+func (vm *luaVM) luaPCall(L *lua.LState) int {
 	v := L.CheckAny(1)
 	if v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
 		L.Push(lua.LFalse)
 		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
 		return 2
 	}
-	if err := L.PCall(L.GetTop()-1, lua.MultRet, nil); err != nil {
+	if err := L.PCall(L.GetTop()-1, lua.MultRet, vm.messages); err != nil {
 		var e lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			e = ae.Object
@@ -445,6 +449,9 @@ func (vm *luaVM) loadChunk(L *lua.LState, src, name string) int {
 // and records where it was raised (the innermost Lua function).
 func (vm *luaVM) errorHandler(L *lua.LState) int {
 	e := L.Get(1)
+	if s, ok := e.(lua.LString); ok {
+		e = lua.LString(lua51RuntimeError(L, string(s)))
+	}
 	t, ok := e.(*lua.LTable)
 	if !ok {
 		t = L.NewTable()

@@ -165,3 +165,215 @@ func luaString(v lua.LValue) string {
 	}
 	return v.String()
 }
+
+// gopher-lua's texts for calling or indexing a value that allows neither, which Lua 5.1
+// words as "attempt to call field 'x' (a nil value)", naming where the value came from.
+const (
+	gopherCallError  = "attempt to call a non-function object"
+	gopherIndexError = "attempt to index a non-table object("
+)
+
+// lua51RuntimeError rewrites msg, an error just raised by the Lua function at level 1 of
+// L's stack, into Lua 5.1's text when it is gopher-lua's for a bad call or index; any
+// other message is returned unchanged. It must run before the stack unwinds (in the
+// message handler of a protected call).
+func lua51RuntimeError(L *lua.LState, msg string) string {
+	verb, typ := "", ""
+	at := strings.LastIndex(msg, gopherCallError)
+	switch {
+	case at >= 0 && at+len(gopherCallError) == len(msg):
+		verb = "call"
+	default:
+		at = strings.LastIndex(msg, gopherIndexError)
+		if at < 0 {
+			return msg
+		}
+		rest := msg[at+len(gopherIndexError):]
+		t, key, ok := strings.Cut(rest, ") with key '")
+		if !ok || !strings.HasSuffix(key, "'") {
+			return msg
+		}
+		verb, typ = "index", t
+	}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return msg
+	}
+	fv, err := L.GetInfo("f", dbg, lua.LNil)
+	fn, isFn := fv.(*lua.LFunction)
+	if err != nil || !isFn || fn.IsG {
+		return msg
+	}
+	pc := framePC(L, dbg, fn.Proto)
+	if pc < 0 || pc >= len(fn.Proto.Code) {
+		return msg
+	}
+	inst := fn.Proto.Code[pc]
+	op, a, b := int(inst>>26), int(inst>>18)&0xff, int(inst&0x1ff)
+	reg, named := -1, true
+	switch {
+	case verb == "call" && (op == lua.OP_CALL || op == lua.OP_TAILCALL):
+		reg = a
+	case verb == "call" && op == lua.OP_TFORLOOP:
+		// A generic for calls a copy of its generator, which has no name.
+		reg, named = a, false
+	case verb == "index" && (op == lua.OP_GETTABLE || op == lua.OP_GETTABLEKS || op == lua.OP_SELF):
+		reg = b
+	case verb == "index" && (op == lua.OP_SETTABLE || op == lua.OP_SETTABLEKS):
+		reg = a
+	default:
+		return msg
+	}
+	name, v := L.GetLocal(dbg, reg+1)
+	if name == "" {
+		return msg
+	}
+	if typ == "" {
+		typ = v.Type().String()
+	}
+	text := fmt.Sprintf("attempt to %s a %s value", verb, typ)
+	// The value reached through a metatable's __index is not the one in the register.
+	if named && v.Type().String() == typ {
+		if kind, what := luaObjName(fn, pc, reg); kind != "" {
+			text = fmt.Sprintf("attempt to %s %s '%s' (a %s value)", verb, kind, what, typ)
+		}
+	}
+	return msg[:at] + text
+}
+
+// framePC returns the index in proto.Code of the instruction the frame dbg is running.
+// gopher-lua reports it only as a line, looked up in proto.DbgSourcePositions by that
+// index, so the lookup runs once on positions that are the indexes themselves.
+func framePC(L *lua.LState, dbg *lua.Debug, proto *lua.FunctionProto) int {
+	lines := proto.DbgSourcePositions
+	pcs := make([]int, len(proto.Code))
+	for i := range pcs {
+		pcs[i] = i
+	}
+	proto.DbgSourcePositions = pcs
+	dbg.CurrentLine = -1
+	_, err := L.GetInfo("l", dbg, lua.LNil)
+	proto.DbgSourcePositions = lines
+	if err != nil {
+		return -1
+	}
+	return dbg.CurrentLine
+}
+
+// luaObjName names the value in register reg at instruction pc of fn as Lua 5.1's
+// getobjname does: a live local, or what the instruction that last set the register read
+// (a global, a table field, an upvalue or a method). It returns "" when it cannot tell.
+func luaObjName(fn *lua.LFunction, pc, reg int) (kind, name string) {
+	p := fn.Proto
+	active := 0
+	for _, l := range p.DbgLocals {
+		if l.StartPc <= pc && pc < l.EndPc {
+			if active == reg {
+				return "local", l.Name
+			}
+			active++
+		}
+	}
+	last := lastSetter(p, pc, reg)
+	if last < 0 {
+		return "", ""
+	}
+	inst := p.Code[last]
+	op, a, b, c := int(inst>>26), int(inst>>18)&0xff, int(inst&0x1ff), int(inst>>9)&0x1ff
+	constName := func(rk int) string {
+		if rk&0x100 != 0 {
+			if s, ok := p.Constants[rk&0xff].(lua.LString); ok {
+				return string(s)
+			}
+		}
+		return "?"
+	}
+	switch op {
+	case lua.OP_GETGLOBAL:
+		if s, ok := p.Constants[int(inst&0x3ffff)].(lua.LString); ok {
+			return "global", string(s)
+		}
+	case lua.OP_MOVE:
+		if b < a {
+			return luaObjName(fn, pc, b)
+		}
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		return "field", constName(c)
+	case lua.OP_GETUPVAL:
+		if b < len(p.DbgUpvalues) {
+			return "upvalue", p.DbgUpvalues[b]
+		}
+		return "upvalue", "?"
+	case lua.OP_SELF:
+		return "method", constName(c)
+	}
+	return "", ""
+}
+
+// lastSetter returns the index of the last instruction before lastpc that set register
+// reg, walking the code from its start and taking the forward jumps that stay before
+// lastpc, as Lua 5.1's symbolic execution does; -1 for none.
+func lastSetter(p *lua.FunctionProto, lastpc, reg int) int {
+	last := -1
+	for pc := 0; pc < lastpc; pc++ {
+		inst := p.Code[pc]
+		op, a, b, c := int(inst>>26), int(inst>>18)&0xff, int(inst&0x1ff), int(inst>>9)&0x1ff
+		switch op {
+		case lua.OP_MOVE, lua.OP_MOVEN, lua.OP_LOADK, lua.OP_LOADBOOL, lua.OP_GETUPVAL,
+			lua.OP_GETGLOBAL, lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_NEWTABLE,
+			lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW,
+			lua.OP_UNM, lua.OP_NOT, lua.OP_LEN, lua.OP_CONCAT, lua.OP_TESTSET,
+			lua.OP_FORLOOP, lua.OP_VARARG:
+			if a == reg {
+				last = pc
+			}
+		case lua.OP_LOADNIL:
+			if a <= reg && reg <= b {
+				last = pc
+			}
+		case lua.OP_SELF:
+			if reg == a || reg == a+1 {
+				last = pc
+			}
+		case lua.OP_CALL, lua.OP_TAILCALL:
+			if reg >= a {
+				last = pc
+			}
+		case lua.OP_TFORLOOP:
+			if reg >= a+2 {
+				last = pc
+			}
+		case lua.OP_CLOSURE:
+			if a == reg {
+				last = pc
+			}
+			// The closure's upvalues follow it as pseudo-instructions.
+			if bx := int(inst & 0x3ffff); bx < len(p.FunctionPrototypes) {
+				pc += int(p.FunctionPrototypes[bx].NumUpvalues)
+			}
+		case lua.OP_SETLIST:
+			if c == 0 {
+				pc++ // the next word is the block number, not an instruction
+			}
+		case lua.OP_JMP, lua.OP_FORPREP:
+			if op == lua.OP_FORPREP && a == reg {
+				last = pc
+			}
+			if dest := pc + 1 + int(inst&0x3ffff) - 0x1ffff; pc < dest && dest <= lastpc {
+				pc = dest - 1
+			}
+		}
+	}
+	return last
+}
+
+// lua51MessageHandler is the message handler of the protected calls that leave an error as
+// it is (pcall, loading a library) but for the wording of lua51RuntimeError.
+func lua51MessageHandler(L *lua.LState) int {
+	e := L.Get(1)
+	if s, ok := e.(lua.LString); ok {
+		e = lua.LString(lua51RuntimeError(L, string(s)))
+	}
+	L.Push(e)
+	return 1
+}
