@@ -113,10 +113,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	// read-only library.
 	str := base.RawGetString("string").(*lua.LTable)
 	str.RawSetString("__index", lua.LNil)
-	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("unable to dump given function")
-		return 0
-	}))
+	str.RawSetString("dump", L.NewFunction(luaStringDump))
 	format := str.RawGetString("format").(*lua.LFunction)
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
 		// %s and %q of a number print it as Lua does ("%.14g"), not as gopher-lua does.
@@ -434,10 +431,13 @@ func (vm *luaVM) luaLoad(L *lua.LState) int {
 }
 
 func (vm *luaVM) loadChunk(L *lua.LState, src, name string) int {
-	fn, err := L.Load(strings.NewReader(src), chunkName(name))
+	chunk := luaChunkID(name, luaIDSize)
+	fn, err := L.Load(strings.NewReader(src), chunk)
 	if err != nil {
+		// Syntax errors have more room for the name than run-time errors.
+		msg := strings.TrimPrefix(compileErrorText(err, chunk, src), chunk)
 		L.Push(lua.LNil)
-		L.Push(lua.LString(compileErrorText(err, chunkName(name), src)))
+		L.Push(lua.LString(luaChunkID(name, luaMaxSrc) + msg))
 		return 2
 	}
 	fn.Env = vm.env
