@@ -191,79 +191,192 @@ func luaString(v lua.LValue) string {
 	return v.String()
 }
 
-// gopher-lua's texts for calling or indexing a value that allows neither, which Lua 5.1
-// words as "attempt to call field 'x' (a nil value)", naming where the value came from.
+// gopher-lua's texts for the operations a value does not support, which Lua 5.1 words as
+// "attempt to call field 'x' (a nil value)", naming where the value came from.
 const (
-	gopherCallError  = "attempt to call a non-function object"
-	gopherIndexError = "attempt to index a non-table object("
+	gopherCallError   = "attempt to call a non-function object"
+	gopherIndexError  = "attempt to index a non-table object("
+	gopherArithError  = "cannot perform "
+	gopherUnmError    = "__unm undefined"
+	gopherLenError    = "__len undefined"
+	gopherCompareErr  = "attempt to compare "
+	gopherOperationOf = " operation between "
 )
 
 // lua51RuntimeError rewrites msg, an error just raised by the Lua function at level 1 of
-// L's stack, into Lua 5.1's text when it is gopher-lua's for a bad call or index; any
-// other message is returned unchanged. It must run before the stack unwinds (in the
-// message handler of a protected call).
+// L's stack, into Lua 5.1's text when it is gopher-lua's for an operation the value does
+// not support (call, index, arithmetic, concatenation, length, comparison); any other
+// message is returned unchanged. It must run before the stack unwinds (in the message
+// handler of a protected call).
 func lua51RuntimeError(L *lua.LState, msg string) string {
-	verb, typ := "", ""
-	at := strings.LastIndex(msg, gopherCallError)
-	switch {
-	case at >= 0 && at+len(gopherCallError) == len(msg):
-		verb = "call"
-	default:
-		at = strings.LastIndex(msg, gopherIndexError)
-		if at < 0 {
-			return msg
+	at, body := -1, ""
+	for _, p := range []string{gopherCallError, gopherIndexError, gopherArithError, gopherUnmError, gopherLenError, gopherCompareErr} {
+		if i := strings.LastIndex(msg, p); i >= 0 && (i == 0 || msg[i-1] == ' ') {
+			at, body = i, msg[i:]
+			break
 		}
-		rest := msg[at+len(gopherIndexError):]
-		t, key, ok := strings.Cut(rest, ") with key '")
+	}
+	if at < 0 {
+		return msg
+	}
+	if rest, ok := strings.CutPrefix(body, gopherCompareErr); ok {
+		// Lua 5.1 tells two types apart by their third letters.
+		t1, t2, ok := strings.Cut(rest, " with ")
+		if ok && len(t1) > 2 && len(t2) > 2 && t1[2] == t2[2] {
+			return msg[:at] + "attempt to compare two " + t1 + " values"
+		}
+		return msg
+	}
+	f, ok := failingInstruction(L)
+	if !ok {
+		return msg
+	}
+	verb := ""
+	reg := -1 // the register holding the value at fault, -1 when it is a constant
+	typ := "" // its type, when the message gives it
+	op, a, b, c := f.op()
+	switch {
+	case body == gopherCallError && (op == lua.OP_CALL || op == lua.OP_TAILCALL):
+		verb, reg = "call", a
+	case body == gopherCallError && op == lua.OP_TFORLOOP:
+		// A generic for calls a copy of its generator, which has no name.
+		return msg[:at] + "attempt to call a " + f.value(a).Type().String() + " value"
+	case strings.HasPrefix(body, gopherIndexError):
+		t, key, ok := strings.Cut(body[len(gopherIndexError):], ") with key '")
 		if !ok || !strings.HasSuffix(key, "'") {
 			return msg
 		}
 		verb, typ = "index", t
-	}
-	dbg, ok := L.GetStack(1)
-	if !ok {
-		return msg
-	}
-	fv, err := L.GetInfo("f", dbg, lua.LNil)
-	fn, isFn := fv.(*lua.LFunction)
-	if err != nil || !isFn || fn.IsG {
-		return msg
-	}
-	pc := framePC(L, dbg, fn.Proto)
-	if pc < 0 || pc >= len(fn.Proto.Code) {
-		return msg
-	}
-	inst := fn.Proto.Code[pc]
-	op, a, b := int(inst>>26), int(inst>>18)&0xff, int(inst&0x1ff)
-	reg, named := -1, true
-	switch {
-	case verb == "call" && (op == lua.OP_CALL || op == lua.OP_TAILCALL):
-		reg = a
-	case verb == "call" && op == lua.OP_TFORLOOP:
-		// A generic for calls a copy of its generator, which has no name.
-		reg, named = a, false
-	case verb == "index" && (op == lua.OP_GETTABLE || op == lua.OP_GETTABLEKS || op == lua.OP_SELF):
-		reg = b
-	case verb == "index" && (op == lua.OP_SETTABLE || op == lua.OP_SETTABLEKS):
-		reg = a
+		switch op {
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF:
+			reg = b
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			reg = a
+		default:
+			return msg
+		}
+	case strings.HasPrefix(body, gopherArithError) && op >= lua.OP_ADD && op <= lua.OP_POW:
+		_, types, ok := strings.Cut(body, gopherOperationOf)
+		t1, t2, ok2 := strings.Cut(types, " and ")
+		if !ok || !ok2 {
+			return msg
+		}
+		// The first operand is at fault unless it is a number (or a string that reads as
+		// one, which gopher-lua has converted); then the second.
+		verb, reg, typ = "perform arithmetic on", b, t1
+		if t1 == "number" {
+			reg, typ = c, t2
+		}
+		if reg&0x100 != 0 {
+			reg = -1
+		}
+	case strings.HasPrefix(body, gopherArithError) && op == lua.OP_CONCAT:
+		verb, reg = "concatenate", f.concatCulprit(b, c)
+		if reg < 0 {
+			return msg
+		}
+	case body == gopherUnmError && op == lua.OP_UNM:
+		verb, reg = "perform arithmetic on", b
+	case body == gopherLenError && op == lua.OP_LEN:
+		verb, reg = "get length of", b
 	default:
 		return msg
 	}
-	name, v := L.GetLocal(dbg, reg+1)
-	if name == "" {
+	if reg < 0 {
+		return msg[:at] + fmt.Sprintf("attempt to %s a %s value", verb, typ)
+	}
+	v, ok := f.register(reg)
+	if !ok {
 		return msg
 	}
 	if typ == "" {
 		typ = v.Type().String()
 	}
 	text := fmt.Sprintf("attempt to %s a %s value", verb, typ)
-	// The value reached through a metatable's __index is not the one in the register.
-	if named && v.Type().String() == typ {
-		if kind, what := luaObjName(fn, pc, reg); kind != "" {
-			text = fmt.Sprintf("attempt to %s %s '%s' (a %s value)", verb, kind, what, typ)
+	// A value reached through a metatable (__index) is not the one in the register.
+	if v.Type().String() == typ {
+		if kind, name := luaObjName(f.fn, f.pc, reg); kind != "" {
+			text = fmt.Sprintf("attempt to %s %s '%s' (a %s value)", verb, kind, name, typ)
 		}
 	}
 	return msg[:at] + text
+}
+
+// luaFrame is a Lua function's frame stopped at an instruction.
+type luaFrame struct {
+	L   *lua.LState
+	dbg *lua.Debug
+	fn  *lua.LFunction
+	pc  int
+}
+
+// failingInstruction returns the frame at level 1 of L's stack when it runs Lua code.
+func failingInstruction(L *lua.LState) (luaFrame, bool) {
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return luaFrame{}, false
+	}
+	fv, err := L.GetInfo("f", dbg, lua.LNil)
+	fn, isFn := fv.(*lua.LFunction)
+	if err != nil || !isFn || fn.IsG {
+		return luaFrame{}, false
+	}
+	pc := framePC(L, dbg, fn.Proto)
+	if pc < 0 || pc >= len(fn.Proto.Code) {
+		return luaFrame{}, false
+	}
+	return luaFrame{L: L, dbg: dbg, fn: fn, pc: pc}, true
+}
+
+// op decodes the frame's instruction.
+func (f luaFrame) op() (op, a, b, c int) {
+	inst := f.fn.Proto.Code[f.pc]
+	return int(inst >> 26), int(inst>>18) & 0xff, int(inst & 0x1ff), int(inst>>9) & 0x1ff
+}
+
+// register returns the value in register reg of the frame.
+func (f luaFrame) register(reg int) (lua.LValue, bool) {
+	name, v := f.L.GetLocal(f.dbg, reg+1)
+	return v, name != ""
+}
+
+func (f luaFrame) value(reg int) lua.LValue {
+	v, _ := f.register(reg)
+	return v
+}
+
+// concatCulprit returns the register of R(b) .. ... .. R(c) that Lua 5.1 blames: it joins
+// from the right, a run of strings and numbers at a time, and a pair it cannot join blames
+// its left value unless that is a string or a number. -1 when it cannot tell.
+func (f luaFrame) concatCulprit(b, c int) int {
+	joinable := func(v lua.LValue) bool {
+		t := v.Type()
+		return t == lua.LTString || t == lua.LTNumber
+	}
+	top := c
+	for top > b {
+		lhs, ok1 := f.register(top - 1)
+		rhs, ok2 := f.register(top)
+		if !ok1 || !ok2 {
+			return -1
+		}
+		if !joinable(lhs) || !joinable(rhs) {
+			if f.L.GetMetaField(lhs, "__concat") != lua.LNil || f.L.GetMetaField(rhs, "__concat") != lua.LNil {
+				return -1
+			}
+			if joinable(lhs) {
+				return top
+			}
+			return top - 1
+		}
+		for top > b {
+			if v, ok := f.register(top - 1); !ok || !joinable(v) {
+				break
+			}
+			top--
+		}
+	}
+	return -1
 }
 
 // framePC returns the index in proto.Code of the instruction the frame dbg is running.
