@@ -96,13 +96,8 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 			if t, ok := L.Get(1).(*lua.LTable); ok && vm.real[t] != nil {
 				L.Error(lua.LString(errReadonlyTable), 0)
 			}
-			top := L.GetTop()
-			L.Push(orig)
-			for i := 1; i <= top; i++ {
-				L.Push(L.Get(i))
-			}
-			L.Call(top, lua.MultRet)
-			return L.GetTop() - top
+			// Run in this frame, so an argument error names the function the script called.
+			return orig.GFunction(L)
 		}))
 	}
 	for _, name := range []string{"string", "table", "math", "coroutine"} {
@@ -128,20 +123,15 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 				continue
 			}
 			i = checkFormatSpec(L, f, i)
-			if i < len(f) && (f[i] == 's' || f[i] == 'q') {
+			checkFormatArg(L, f, i, arg)
+			if f[i] == 's' || f[i] == 'q' {
 				if n, ok := L.Get(arg).(lua.LNumber); ok {
 					L.Replace(arg, lua.LString(luaNumberString(float64(n))))
 				}
 			}
 			arg++
 		}
-		top := L.GetTop()
-		L.Push(format)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		return 1
+		return format.GFunction(L)
 	}))
 	strMT := L.NewTable()
 	strMT.RawSetString("__index", g.RawGetString("string"))
@@ -514,6 +504,33 @@ func (k killCtx) Err() error {
 		return errScriptKilled
 	}
 	return nil
+}
+
+// checkFormatArg checks the argument at arg for the string.format conversion f[i] as Lua
+// 5.1 does: a known conversion letter, an argument given, a number (or a string that reads
+// as one) for the numeric conversions, a string or a number for %s and %q.
+func checkFormatArg(L *lua.LState, f string, i, arg int) {
+	if i >= len(f) || strings.IndexByte("cdiouxXeEfgGqs", f[i]) < 0 {
+		conv := ""
+		if i < len(f) {
+			conv = f[i : i+1]
+		}
+		luaLError(L, "invalid option '%"+conv+"' to 'format'")
+	}
+	if arg > L.GetTop() {
+		L.ArgError(arg, "no value")
+	}
+	v := L.Get(arg)
+	switch f[i] {
+	case 's', 'q':
+		if t := v.Type(); t != lua.LTString && t != lua.LTNumber {
+			L.TypeError(arg, lua.LTString)
+		}
+	default:
+		if _, ok := luaToNumber(v); !ok {
+			L.TypeError(arg, lua.LTNumber)
+		}
+	}
 }
 
 // checkFormatSpec reads the flags, width and precision of the string.format item at f[i:]

@@ -201,6 +201,7 @@ const (
 	gopherLenError    = "__len undefined"
 	gopherCompareErr  = "attempt to compare "
 	gopherOperationOf = " operation between "
+	gopherArgError    = "bad argument #"
 )
 
 // lua51RuntimeError rewrites msg, an error just raised by the Lua function at level 1 of
@@ -210,13 +211,19 @@ const (
 // handler of a protected call).
 func lua51RuntimeError(L *lua.LState, msg string) string {
 	at, body := -1, ""
-	for _, p := range []string{gopherCallError, gopherIndexError, gopherArithError, gopherUnmError, gopherLenError, gopherCompareErr} {
+	for _, p := range []string{gopherArgError, gopherCallError, gopherIndexError, gopherArithError, gopherUnmError, gopherLenError, gopherCompareErr} {
 		if i := strings.LastIndex(msg, p); i >= 0 && (i == 0 || msg[i-1] == ' ') {
 			at, body = i, msg[i:]
 			break
 		}
 	}
 	if at < 0 {
+		return msg
+	}
+	if rest, ok := strings.CutPrefix(body, gopherArgError); ok {
+		if text, ok := luaArgError(L, msg, msg[:at], rest); ok {
+			return text
+		}
 		return msg
 	}
 	if rest, ok := strings.CutPrefix(body, gopherCompareErr); ok {
@@ -302,6 +309,71 @@ func lua51RuntimeError(L *lua.LState, msg string) string {
 	return msg[:at] + text
 }
 
+// luaArgError rewrites gopher-lua's "bad argument #2 to rep (number expected, got nil)" as
+// Lua 5.1's luaL_argerror words it: the function named as the calling instruction names it
+// ('?', and no position, when no Lua code called it), self not counted in a method call,
+// "got no value" for an argument not passed. msg is the whole message, where the position
+// it starts with and rest what follows "bad argument #". ok is false for a text that is not
+// gopher-lua's (Strata's own errors already quote the name).
+func luaArgError(L *lua.LState, msg, where, rest string) (string, bool) {
+	digits := 0
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	n, err := strconv.Atoi(rest[:digits])
+	after, ok := strings.CutPrefix(rest[digits:], " to ")
+	if err != nil || !ok || strings.HasPrefix(after, "'") {
+		return "", false
+	}
+	_, detail, ok := strings.Cut(after, " (")
+	if !ok || !strings.HasSuffix(detail, ")") {
+		return "", false
+	}
+	detail = detail[:len(detail)-1]
+	name := "?"
+	f, ok := callerFrame(L)
+	if !ok {
+		// Called from Go (pcall): no name, and no position either, as Lua 5.1 gives the
+		// position of a Lua caller only.
+		where = ""
+		if dbg, ok := L.GetStack(1); ok {
+			// gopher-lua leaves the error message on top of the raising function's stack.
+			local, v := L.GetLocal(dbg, n)
+			next, _ := L.GetLocal(dbg, n+1)
+			if local == "" || next == "" && v == lua.LString(msg) {
+				if d, ok := strings.CutSuffix(detail, ", got nil"); ok {
+					detail = d + ", got no value"
+				}
+			}
+		}
+	} else {
+		op, a, b, _ := f.op()
+		if op == lua.OP_CALL || op == lua.OP_TAILCALL || op == lua.OP_TFORLOOP {
+			kind, what := luaObjName(f.fn, f.pc, a)
+			if kind != "" {
+				name = what
+			}
+			if op != lua.OP_TFORLOOP && b != 0 && n > b-1 {
+				// The call passed b-1 arguments: this one was not given.
+				if d, ok := strings.CutSuffix(detail, ", got nil"); ok {
+					detail = d + ", got no value"
+				}
+			}
+			if kind == "method" {
+				n--
+				if n == 0 {
+					return fmt.Sprintf("%scalling '%s' on bad self (%s)", where, name, detail), true
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%sbad argument #%d to '%s' (%s)", where, n, name, detail), true
+}
+
+// callerFrame returns the frame at level 2 of L's stack, the caller of the Go function
+// that raised an error, when it runs Lua code.
+func callerFrame(L *lua.LState) (luaFrame, bool) { return luaFrameAt(L, 2) }
+
 // luaFrame is a Lua function's frame stopped at an instruction.
 type luaFrame struct {
 	L   *lua.LState
@@ -311,8 +383,10 @@ type luaFrame struct {
 }
 
 // failingInstruction returns the frame at level 1 of L's stack when it runs Lua code.
-func failingInstruction(L *lua.LState) (luaFrame, bool) {
-	dbg, ok := L.GetStack(1)
+func failingInstruction(L *lua.LState) (luaFrame, bool) { return luaFrameAt(L, 1) }
+
+func luaFrameAt(L *lua.LState, level int) (luaFrame, bool) {
+	dbg, ok := L.GetStack(level)
 	if !ok {
 		return luaFrame{}, false
 	}
