@@ -113,7 +113,7 @@ func (vm *luaVM) luaRegisterFunction(L *lua.LState) int {
 			return raise(L, "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).")
 		}
 		var msg string
-		t.ForEach(func(k, v lua.LValue) {
+		luaForEach(t, func(k, v lua.LValue) {
 			if msg != "" {
 				return
 			}

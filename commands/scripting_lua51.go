@@ -613,3 +613,12 @@ func luaStringDump(L *lua.LState) int {
 	L.Push(lua.LString(luaBinaryHeader))
 	return 1
 }
+
+// luaForEach calls fn for each pair of t in the order next visits them. gopher-lua's own
+// ForEach ranges over Go maps, whose order changes from one run to the next; encoders and
+// replies built that way would differ between two runs of the same script.
+func luaForEach(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fn(k, v)
+	}
+}
