@@ -492,18 +492,24 @@ func luaObjName(fn *lua.LFunction, pc, reg int) (kind, name string) {
 	}
 	inst := p.Code[last]
 	op, a, b, c := int(inst>>26), int(inst>>18)&0xff, int(inst&0x1ff), int(inst>>9)&0x1ff
-	constName := func(rk int) string {
-		if rk&0x100 != 0 {
-			if s, ok := p.Constants[rk&0xff].(lua.LString); ok {
-				return string(s)
+	constant := func(i int) (string, bool) {
+		if i < len(p.Constants) {
+			if s, ok := p.Constants[i].(lua.LString); ok {
+				return string(s), true
 			}
+		}
+		return "", false
+	}
+	constName := func(rk int) string {
+		if s, ok := constant(rk & 0xff); ok && rk&0x100 != 0 {
+			return s
 		}
 		return "?"
 	}
 	switch op {
 	case lua.OP_GETGLOBAL:
-		if s, ok := p.Constants[int(inst&0x3ffff)].(lua.LString); ok {
-			return "global", string(s)
+		if s, ok := constant(int(inst & 0x3ffff)); ok {
+			return "global", s
 		}
 	case lua.OP_MOVE:
 		if b < a {
