@@ -68,7 +68,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	base := L.G.Global
 	g := L.NewTable()
 	for _, name := range []string{"assert", "collectgarbage", "getmetatable", "rawequal",
-		"select", "tonumber", "type", "xpcall", "_VERSION"} {
+		"select", "tonumber", "type", "_VERSION"} {
 		g.RawSetString(name, base.RawGetString(name))
 	}
 	vm.readonly = L.NewFunction(func(L *lua.LState) int {
@@ -80,7 +80,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		"ipairs": vm.luaIpairs, "rawget": vm.luaRawGet, "rawset": vm.luaRawSet,
 		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
 		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
-		"pcall": vm.luaPCall, "unpack": vm.luaUnpack,
+		"pcall": vm.luaPCall, "xpcall": luaXPCall, "unpack": vm.luaUnpack,
 	}
 	for name, fn := range fns {
 		g.RawSetString(name, L.NewFunction(fn))
@@ -243,6 +243,51 @@ func (vm *luaVM) luaPCall(L *lua.LState) int {
 			case lua.LString, lua.LNumber:
 				e = lua.LString(luaString(m))
 			}
+		}
+		L.Push(lua.LFalse)
+		L.Push(e)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// luaXPCall is Lua 5.1's xpcall(f, handler): the handler sees runtime errors in Lua 5.1's
+// words, a handler that cannot be called makes any error "error in error handling", and
+// an f that cannot be called is an error passed to the handler.
+func luaXPCall(L *lua.LState) int {
+	if L.GetTop() < 2 {
+		L.ArgError(2, "value expected")
+	}
+	L.SetTop(2)
+	fn, handler := L.Get(1), L.Get(2)
+	L.SetTop(0)
+	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
+		msg := "attempt to call a " + fn.Type().String() + " value"
+		fn = L.NewFunction(func(L *lua.LState) int {
+			L.Error(lua.LString(msg), 0)
+			return 0
+		})
+	}
+	L.Push(fn)
+	err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
+		e := L.Get(1)
+		if s, ok := e.(lua.LString); ok {
+			e = lua.LString(lua51RuntimeError(L, string(s)))
+		}
+		if handler.Type() != lua.LTFunction && L.GetMetaField(handler, "__call").Type() != lua.LTFunction {
+			L.Push(lua.LString("error in error handling"))
+			return 1
+		}
+		L.Push(handler)
+		L.Push(e)
+		L.Call(1, 1)
+		return 1
+	}))
+	if err != nil {
+		var e lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			e = ae.Object
 		}
 		L.Push(lua.LFalse)
 		L.Push(e)
