@@ -68,7 +68,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	base := L.G.Global
 	g := L.NewTable()
 	for _, name := range []string{"assert", "collectgarbage", "getmetatable", "rawequal",
-		"select", "tonumber", "type", "_VERSION"} {
+		"select", "type", "_VERSION"} {
 		g.RawSetString(name, base.RawGetString(name))
 	}
 	vm.readonly = L.NewFunction(func(L *lua.LState) int {
@@ -81,6 +81,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
 		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
 		"pcall": vm.luaPCall, "xpcall": luaXPCall, "unpack": vm.luaUnpack,
+		"tonumber": luaToNumberFn,
 	}
 	for name, fn := range fns {
 		g.RawSetString(name, L.NewFunction(fn))

@@ -349,13 +349,7 @@ func luaToNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(x), true
 	case lua.LString:
-		f, err := strconv.ParseFloat(strings.TrimSpace(string(x)), 64)
-		if err != nil {
-			if n, err2 := strconv.ParseInt(strings.TrimSpace(string(x)), 0, 64); err2 == nil {
-				return float64(n), true
-			}
-		}
-		return f, err == nil
+		return luaStr2Number(string(x))
 	}
 	return 0, false
 }
