@@ -91,6 +91,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	math.RawSetString("random", L.NewFunction(h.luaRandom))
 	math.RawSetString("randomseed", L.NewFunction(h.luaRandomSeed))
 	tbl := base.RawGetString("table").(*lua.LTable)
+	tbl.RawSetString("concat", L.NewFunction(vm.luaTableConcat))
 	for _, name := range []string{"insert", "remove", "sort"} {
 		orig := tbl.RawGetString(name).(*lua.LFunction)
 		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {

@@ -228,3 +228,50 @@ func luaForEach(t *lua.LTable, fn func(k, v lua.LValue)) {
 		fn(k, v)
 	}
 }
+
+// luaTableConcat is Lua 5.1's table.concat(t [, sep [, i [, j]]]): every index from i to j
+// must hold a string or a number (numbers written as tostring writes them).
+func (vm *luaVM) luaTableConcat(L *lua.LState) int {
+	sep := ""
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		sep = string(v)
+	case lua.LNumber:
+		sep = luaNumberString(float64(v))
+	default:
+		L.TypeError(2, lua.LTString)
+	}
+	t := vm.see(L.CheckTable(1))
+	i, last := luaOptInt(L, 3, 1), luaOptInt(L, 4, t.Len())
+	var b strings.Builder
+	for ; i <= last; i++ {
+		switch v := t.RawGetInt(i).(type) {
+		case lua.LString:
+			b.WriteString(string(v))
+		case lua.LNumber:
+			b.WriteString(luaNumberString(float64(v)))
+		default:
+			luaLError(L, fmt.Sprintf("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), i))
+		}
+		if i < last {
+			b.WriteString(sep)
+		}
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
+}
+
+// luaOptInt is luaL_optint: argument n as an integer (a number or a string that reads as
+// one, truncated), def when it is nil or absent.
+func luaOptInt(L *lua.LState, n, def int) int {
+	v := L.Get(n)
+	if v == lua.LNil {
+		return def
+	}
+	f, ok := luaToNumber(v)
+	if !ok {
+		L.TypeError(n, lua.LTNumber)
+	}
+	return int(f)
+}

@@ -26,12 +26,25 @@ const (
 	gopherArgError    = "bad argument #"
 )
 
+// forLoopErrors are gopher-lua's texts for a numeric for's bound that is not a number,
+// and Lua 5.1's.
+var forLoopErrors = map[string]string{
+	"for statement init must be a number":  "'for' initial value must be a number",
+	"for statement limit must be a number": "'for' limit must be a number",
+	"for statement step must be a number":  "'for' step must be a number",
+}
+
 // lua51RuntimeError rewrites msg, an error just raised by the Lua function at level 1 of
 // L's stack, into Lua 5.1's text when it is gopher-lua's for an operation the value does
 // not support (call, index, arithmetic, concatenation, length, comparison); any other
 // message is returned unchanged. It must run before the stack unwinds (in the message
 // handler of a protected call).
 func lua51RuntimeError(L *lua.LState, msg string) string {
+	for gopher, lua51 := range forLoopErrors {
+		if strings.HasSuffix(msg, gopher) {
+			return strings.TrimSuffix(msg, gopher) + lua51
+		}
+	}
 	at, body := -1, ""
 	for _, p := range []string{gopherArgError, gopherCallError, gopherIndexError, gopherArithError, gopherUnmError, gopherLenError, gopherCompareErr} {
 		if i := strings.LastIndex(msg, p); i >= 0 && (i == 0 || msg[i-1] == ' ') {
