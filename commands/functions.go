@@ -139,7 +139,7 @@ func (fr *funcRegistry) compile(code string, old *funcLibrary) (*funcLibrary, st
 	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 	L.SetContext(loadCtx{ctx})
 	L.Push(fn)
-	err = L.PCall(0, 0, nil)
+	err = L.PCall(0, 0, vm.messages)
 	L.RemoveContext()
 	cancel()
 	vm.loading = nil

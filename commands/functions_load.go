@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/strata-db/strata/config"
 )
 
 // Loading a function library: its "#!lua name=..." shebang, the load time limit, and
@@ -44,7 +46,9 @@ func loadErrorText(err error) string {
 }
 
 // parseLibraryShebang reads "#!lua name=<library>" and returns the name and the code after
-// the shebang line (its line feed kept).
+// the shebang line (its line feed kept). The line is split into words as Redis splits
+// arguments, so a word may be quoted (name="lib") and a quoting error makes the metadata
+// invalid.
 func parseLibraryShebang(code string) (name, body, msg string) {
 	if !strings.HasPrefix(code, "#!") {
 		return "", "", "ERR Missing library metadata"
@@ -53,11 +57,11 @@ func parseLibraryShebang(code string) (name, body, msg string) {
 	if end < 0 {
 		return "", "", "ERR Invalid library metadata"
 	}
-	parts := strings.Fields(code[:end])
-	if len(parts) == 0 {
+	parts, err := config.SplitArgs(code[:end])
+	if err != nil || len(parts) == 0 {
 		return "", "", "ERR Invalid library metadata"
 	}
-	engine := parts[0][2:]
+	engine := parts[0][2:] // the code starts with "#!", so does its first word
 	given := false
 	for _, p := range parts[1:] {
 		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
@@ -109,7 +113,7 @@ func (vm *luaVM) luaRegisterFunction(L *lua.LState) int {
 			return raise(L, "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).")
 		}
 		var msg string
-		t.ForEach(func(k, v lua.LValue) {
+		luaForEach(t, func(k, v lua.LValue) {
 			if msg != "" {
 				return
 			}

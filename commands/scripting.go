@@ -64,6 +64,7 @@ type scriptHost struct {
 	mu      sync.Mutex // serialises the interpreters and the caches
 	eval    *luaVM
 	scripts map[string]*evalScript // SHA1 -> compiled script
+	cached  atomic.Int64           // len(scripts), for INFO without taking mu
 	funcs   *funcRegistry          // functions.go; nil until first used
 	rng     rand48                 // math.random, shared by scripts and functions as in Redis
 	busy    busyState
@@ -118,6 +119,15 @@ func hostFor(s *storage.Store) *scriptHost {
 		}, wp)
 	}
 	return h
+}
+
+// cachedScripts is how many EVAL scripts s's script cache holds (INFO's
+// number_of_cached_scripts).
+func cachedScripts(s *storage.Store) int64 {
+	if h := lookupHost(s); h != nil {
+		return h.cached.Load()
+	}
+	return 0
 }
 
 func lookupHost(s *storage.Store) *scriptHost {
@@ -225,6 +235,7 @@ func (h *scriptHost) loadScript(body string) (*evalScript, string) {
 	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg
 	sc := &evalScript{sha: sha, fn: fn, flags: flags}
 	h.scripts[sha] = sc
+	h.cached.Store(int64(len(h.scripts)))
 	return sc, ""
 }
 
@@ -337,6 +348,7 @@ func (h *scriptHost) discard(vm *luaVM) {
 	case vm == h.eval:
 		h.eval = nil
 		h.scripts = map[string]*evalScript{}
+		h.cached.Store(0)
 	case h.funcs != nil && vm == h.funcs.vm:
 		h.funcs = nil
 	}
@@ -532,6 +544,7 @@ func cmdScript(c *Ctx) {
 		}
 		h.mu.Lock()
 		h.scripts = map[string]*evalScript{}
+		h.cached.Store(0)
 		if h.eval != nil {
 			h.eval.L.Close()
 			h.eval = nil

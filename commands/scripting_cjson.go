@@ -190,7 +190,7 @@ func (cfg *cjsonConfig) encode(L *lua.LState, b *strings.Builder, v lua.LValue, 
 		}
 		b.WriteByte('{')
 		first := true
-		x.ForEach(func(k, val lua.LValue) {
+		luaForEach(x, func(k, val lua.LValue) {
 			if !first {
 				b.WriteByte(',')
 			}
@@ -241,7 +241,7 @@ func (cfg *cjsonConfig) encodeNumber(L *lua.LState, b *strings.Builder, n lua.LN
 func (cfg *cjsonConfig) arrayLength(L *lua.LState, t *lua.LTable) int {
 	maxK, items := 0, 0
 	array := true
-	t.ForEach(func(k, _ lua.LValue) {
+	luaForEach(t, func(k, _ lua.LValue) {
 		if !array {
 			return
 		}

@@ -202,7 +202,7 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
 		var keys, vals []lua.LValue
-		m.ForEach(func(k, v lua.LValue) {
+		luaForEach(m, func(k, v lua.LValue) {
 			keys = append(keys, k)
 			vals = append(vals, v)
 		})
@@ -215,7 +215,7 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
 		var keys []lua.LValue
-		s.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		luaForEach(s, func(k, _ lua.LValue) { keys = append(keys, k) })
 		w.Set(len(keys))
 		for _, k := range keys {
 			writeLuaReply(w, k, resp, depth+1)

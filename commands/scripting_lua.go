@@ -36,6 +36,7 @@ type luaVM struct {
 	fakeMT   *lua.LTable                 // what getmetatable returns for a proxy
 	redis    *lua.LTable                 // the real redis table
 	handler  *lua.LFunction              // the error handler given to PCall
+	messages *lua.LFunction              // the message handler of pcall and library loading
 	chunk    string                      // chunk name: "user_script" or "user_function"
 	run      *scriptRun                  // the invocation in progress, nil between runs
 	runState scriptRun                   // what run points to, reused from run to run
@@ -67,7 +68,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	base := L.G.Global
 	g := L.NewTable()
 	for _, name := range []string{"assert", "collectgarbage", "getmetatable", "rawequal",
-		"select", "tonumber", "type", "xpcall", "_VERSION"} {
+		"select", "type", "_VERSION"} {
 		g.RawSetString(name, base.RawGetString(name))
 	}
 	vm.readonly = L.NewFunction(func(L *lua.LState) int {
@@ -79,7 +80,8 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 		"ipairs": vm.luaIpairs, "rawget": vm.luaRawGet, "rawset": vm.luaRawSet,
 		"setmetatable": vm.luaSetMetatable, "getmetatable": vm.luaGetMetatable,
 		"loadstring": vm.luaLoadString, "load": vm.luaLoad, "gcinfo": luaGCInfo,
-		"pcall": luaPCall, "unpack": vm.luaUnpack,
+		"pcall": vm.luaPCall, "xpcall": luaXPCall, "unpack": vm.luaUnpack,
+		"tonumber": luaToNumberFn,
 	}
 	for name, fn := range fns {
 		g.RawSetString(name, L.NewFunction(fn))
@@ -89,19 +91,15 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	math.RawSetString("random", L.NewFunction(h.luaRandom))
 	math.RawSetString("randomseed", L.NewFunction(h.luaRandomSeed))
 	tbl := base.RawGetString("table").(*lua.LTable)
+	tbl.RawSetString("concat", L.NewFunction(vm.luaTableConcat))
 	for _, name := range []string{"insert", "remove", "sort"} {
 		orig := tbl.RawGetString(name).(*lua.LFunction)
 		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			if t, ok := L.Get(1).(*lua.LTable); ok && vm.real[t] != nil {
 				L.Error(lua.LString(errReadonlyTable), 0)
 			}
-			top := L.GetTop()
-			L.Push(orig)
-			for i := 1; i <= top; i++ {
-				L.Push(L.Get(i))
-			}
-			L.Call(top, lua.MultRet)
-			return L.GetTop() - top
+			// Run in this frame, so an argument error names the function the script called.
+			return orig.GFunction(L)
 		}))
 	}
 	for _, name := range []string{"string", "table", "math", "coroutine"} {
@@ -112,10 +110,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	// read-only library.
 	str := base.RawGetString("string").(*lua.LTable)
 	str.RawSetString("__index", lua.LNil)
-	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("unable to dump given function")
-		return 0
-	}))
+	str.RawSetString("dump", L.NewFunction(luaStringDump))
 	format := str.RawGetString("format").(*lua.LFunction)
 	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
 		// %s and %q of a number print it as Lua does ("%.14g"), not as gopher-lua does.
@@ -130,20 +125,15 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 				continue
 			}
 			i = checkFormatSpec(L, f, i)
-			if i < len(f) && (f[i] == 's' || f[i] == 'q') {
+			checkFormatArg(L, f, i, arg)
+			if f[i] == 's' || f[i] == 'q' {
 				if n, ok := L.Get(arg).(lua.LNumber); ok {
 					L.Replace(arg, lua.LString(luaNumberString(float64(n))))
 				}
 			}
 			arg++
 		}
-		top := L.GetTop()
-		L.Push(format)
-		for i := 1; i <= top; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(top, 1)
-		return 1
+		return format.GFunction(L)
 	}))
 	strMT := L.NewTable()
 	strMT.RawSetString("__index", g.RawGetString("string"))
@@ -157,6 +147,7 @@ func newLuaVM(h *scriptHost, chunk string) *luaVM {
 	vm.redis = vm.newRedisTable()
 	g.RawSetString("redis", vm.protect(vm.redis))
 	vm.handler = L.NewFunction(vm.errorHandler)
+	vm.messages = L.NewFunction(lua51MessageHandler)
 	g.RawSetString("__redis__err__handler", vm.handler)
 
 	vm.globals = g
@@ -235,14 +226,16 @@ func (vm *luaVM) luaError(L *lua.LState) int {
 }
 
 // luaPCall is Redis 7.0's pcall: an error table caught by the script becomes its err string.
-func luaPCall(L *lua.LState) int {
+// Its message handler words runtime errors as Lua 5.1 does; having one also keeps gopher-lua
+// from closing the upvalues of the functions still running outside the call.
+func (vm *luaVM) luaPCall(L *lua.LState) int {
 	v := L.CheckAny(1)
 	if v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
 		L.Push(lua.LFalse)
 		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
 		return 2
 	}
-	if err := L.PCall(L.GetTop()-1, lua.MultRet, nil); err != nil {
+	if err := L.PCall(L.GetTop()-1, lua.MultRet, vm.messages); err != nil {
 		var e lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			e = ae.Object
@@ -252,6 +245,51 @@ func luaPCall(L *lua.LState) int {
 			case lua.LString, lua.LNumber:
 				e = lua.LString(luaString(m))
 			}
+		}
+		L.Push(lua.LFalse)
+		L.Push(e)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// luaXPCall is Lua 5.1's xpcall(f, handler): the handler sees runtime errors in Lua 5.1's
+// words, a handler that cannot be called makes any error "error in error handling", and
+// an f that cannot be called is an error passed to the handler.
+func luaXPCall(L *lua.LState) int {
+	if L.GetTop() < 2 {
+		L.ArgError(2, "value expected")
+	}
+	L.SetTop(2)
+	fn, handler := L.Get(1), L.Get(2)
+	L.SetTop(0)
+	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
+		msg := "attempt to call a " + fn.Type().String() + " value"
+		fn = L.NewFunction(func(L *lua.LState) int {
+			L.Error(lua.LString(msg), 0)
+			return 0
+		})
+	}
+	L.Push(fn)
+	err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
+		e := L.Get(1)
+		if s, ok := e.(lua.LString); ok {
+			e = lua.LString(lua51RuntimeError(L, string(s)))
+		}
+		if handler.Type() != lua.LTFunction && L.GetMetaField(handler, "__call").Type() != lua.LTFunction {
+			L.Push(lua.LString("error in error handling"))
+			return 1
+		}
+		L.Push(handler)
+		L.Push(e)
+		L.Call(1, 1)
+		return 1
+	}))
+	if err != nil {
+		var e lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			e = ae.Object
 		}
 		L.Push(lua.LFalse)
 		L.Push(e)
@@ -319,9 +357,9 @@ func (vm *luaVM) luaIpairs(L *lua.LState) int {
 	return 3
 }
 
-// maxUnpack is how many values unpack returns at most: Lua 5.1 fails beyond its C stack
-// (LUAI_MAXCSTACK, 8000 slots) with "too many results to unpack".
-const maxUnpack = 7990
+// luaCStack is the slots a Lua 5.1 C function has for its arguments and results
+// (LUAI_MAXCSTACK): unpack fails with "too many results to unpack" beyond them.
+const luaCStack = 8000
 
 func (vm *luaVM) luaUnpack(L *lua.LState) int {
 	t := vm.see(L.CheckTable(1))
@@ -331,7 +369,7 @@ func (vm *luaVM) luaUnpack(L *lua.LState) int {
 		return 0
 	}
 	n := e - i + 1
-	if n <= 0 || n > maxUnpack {
+	if n <= 0 || n > luaCStack-L.GetTop() {
 		L.RaiseError("too many results to unpack")
 	}
 	for ; i <= e; i++ {
@@ -430,10 +468,13 @@ func (vm *luaVM) luaLoad(L *lua.LState) int {
 }
 
 func (vm *luaVM) loadChunk(L *lua.LState, src, name string) int {
-	fn, err := L.Load(strings.NewReader(src), chunkName(name))
+	chunk := luaChunkID(name, luaIDSize)
+	fn, err := L.Load(strings.NewReader(src), chunk)
 	if err != nil {
+		// Syntax errors have more room for the name than run-time errors.
+		msg := strings.TrimPrefix(compileErrorText(err, chunk, src), chunk)
 		L.Push(lua.LNil)
-		L.Push(lua.LString(compileErrorText(err, chunkName(name), src)))
+		L.Push(lua.LString(luaChunkID(name, luaMaxSrc) + msg))
 		return 2
 	}
 	fn.Env = vm.env
@@ -445,6 +486,9 @@ func (vm *luaVM) loadChunk(L *lua.LState, src, name string) int {
 // and records where it was raised (the innermost Lua function).
 func (vm *luaVM) errorHandler(L *lua.LState) int {
 	e := L.Get(1)
+	if s, ok := e.(lua.LString); ok {
+		e = lua.LString(lua51RuntimeError(L, string(s)))
+	}
 	t, ok := e.(*lua.LTable)
 	if !ok {
 		t = L.NewTable()
@@ -507,6 +551,33 @@ func (k killCtx) Err() error {
 		return errScriptKilled
 	}
 	return nil
+}
+
+// checkFormatArg checks the argument at arg for the string.format conversion f[i] as Lua
+// 5.1 does: a known conversion letter, an argument given, a number (or a string that reads
+// as one) for the numeric conversions, a string or a number for %s and %q.
+func checkFormatArg(L *lua.LState, f string, i, arg int) {
+	if i >= len(f) || strings.IndexByte("cdiouxXeEfgGqs", f[i]) < 0 {
+		conv := ""
+		if i < len(f) {
+			conv = f[i : i+1]
+		}
+		luaLError(L, "invalid option '%"+conv+"' to 'format'")
+	}
+	if arg > L.GetTop() {
+		L.ArgError(arg, "no value")
+	}
+	v := L.Get(arg)
+	switch f[i] {
+	case 's', 'q':
+		if t := v.Type(); t != lua.LTString && t != lua.LTNumber {
+			L.TypeError(arg, lua.LTString)
+		}
+	default:
+		if _, ok := luaToNumber(v); !ok {
+			L.TypeError(arg, lua.LTNumber)
+		}
+	}
 }
 
 // checkFormatSpec reads the flags, width and precision of the string.format item at f[i:]

@@ -10,8 +10,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Where gopher-lua and Lua 5.1 differ in what scripts can see: Lua 5.1's texts for numbers
-// and syntax errors, and the deprecated table functions Redis's Lua keeps.
+// Where gopher-lua and Lua 5.1 differ in what scripts can see: Lua 5.1's texts for numbers,
+// chunk names and syntax errors, string.dump, the order tables are walked in, and the
+// deprecated table functions Redis's Lua keeps. Runtime errors are in
+// scripting_lua51_errors.go, reading numbers from strings in scripting_lua51_numbers.go.
 
 // openTableCompat adds Lua 5.1's deprecated table functions that Redis keeps: foreach,
 // foreachi and setn.
@@ -57,20 +59,40 @@ func openTableCompat(L *lua.LState, tbl *lua.LTable) {
 	}))
 }
 
-// chunkName turns a Lua chunk name into what error positions show, as luaO_chunkid does.
-func chunkName(name string) string {
+// Room for a chunk's name in Lua 5.1's error positions: LUA_IDSIZE for run-time errors,
+// MAXSRC for syntax errors.
+const (
+	luaIDSize  = 60
+	luaMaxSrc  = 80
+	stringRoom = len(` [string "..."] `) + 1
+	fileRoom   = len(` '...' `) + 1
+)
+
+// luaChunkID is luaO_chunkid: the text error positions show for a chunk named name, in
+// size bytes. "=name" is shown as is, "@file" by its last part, any other name as
+// [string "its first line"] ("..." marks a cut). The name is a C string there: a NUL ends it.
+func luaChunkID(name string, size int) string {
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
 	switch {
-	case strings.HasPrefix(name, "=") || strings.HasPrefix(name, "@"):
+	case strings.HasPrefix(name, "="):
+		return name[1:min(len(name), size)]
+	case strings.HasPrefix(name, "@"):
+		if room := size - fileRoom; len(name)-1 > room {
+			return "..." + name[len(name)-room:]
+		}
 		return name[1:]
 	}
-	line, _, _ := strings.Cut(name, "\n")
-	if len(line) > 40 || len(line) < len(name) {
-		if len(line) > 40 {
-			line = line[:40]
-		}
-		return `[string "` + line + `..."]`
+	n := strings.IndexAny(name, "\n\r")
+	if n < 0 {
+		n = len(name)
 	}
-	return `[string "` + line + `"]`
+	n = min(n, size-stringRoom)
+	if n < len(name) {
+		return `[string "` + name[:n] + `..."]`
+	}
+	return `[string "` + name + `"]`
 }
 
 // compileErrorText rewrites a gopher-lua syntax error ("name line:3(column:5) near 'x':
@@ -106,8 +128,13 @@ func compileErrorText(err error, chunk, src string) string {
 		what = strings.TrimSpace(msg[i+1:])
 	}
 	switch {
-	case what == "syntax error" || what == "":
+	case what == "syntax error" || what == "" || strings.HasPrefix(what, "Invalid ") && strings.HasSuffix(what, "token"):
+		// Lua 5.1's lexer passes a character it does not know on to the parser, which
+		// finds no place for it; a control character is shown by its code.
 		what = "unexpected symbol"
+		if len(near) == 1 && (near[0] < ' ' || near[0] == 0x7f) {
+			near = fmt.Sprintf("char(%d)", near[0])
+		}
 	case strings.Contains(what, "unterminated string"):
 		what = "unfinished string"
 		if near != "" && near != "EOF" && line > 1 {
@@ -164,4 +191,87 @@ func luaString(v lua.LValue) string {
 		return luaNumberString(float64(x))
 	}
 	return v.String()
+}
+
+// gopher-lua's texts for the operations a value does not support, which Lua 5.1 words as
+// "attempt to call field 'x' (a nil value)", naming where the value came from.
+
+// luaBinaryHeader opens a Lua 5.1 binary chunk from a 64-bit build: signature, version 5.1,
+// official format, little endian, 4-byte int, 8-byte size_t, 4-byte instruction, 8-byte
+// floating-point number.
+const luaBinaryHeader = "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"
+
+// luaStringDump is string.dump. Strata compiles scripts for gopher-lua's machine, whose code
+// Lua 5.1 cannot read, and loadstring, in Strata as in Redis, compiles source text only; so
+// the dump of a Lua function is the binary chunk header alone, a string no loader accepts.
+func luaStringDump(L *lua.LState) int {
+	fn, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
+		got := "no value"
+		if L.GetTop() > 0 {
+			got = L.Get(1).Type().String()
+		}
+		luaLError(L, "bad argument #1 to 'dump' (function expected, got "+got+")")
+	}
+	if fn.IsG {
+		luaLError(L, "unable to dump given function")
+	}
+	L.Push(lua.LString(luaBinaryHeader))
+	return 1
+}
+
+// luaForEach calls fn for each pair of t in the order next visits them. gopher-lua's own
+// ForEach ranges over Go maps, whose order changes from one run to the next; encoders and
+// replies built that way would differ between two runs of the same script.
+func luaForEach(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fn(k, v)
+	}
+}
+
+// luaTableConcat is Lua 5.1's table.concat(t [, sep [, i [, j]]]): every index from i to j
+// must hold a string or a number (numbers written as tostring writes them).
+func (vm *luaVM) luaTableConcat(L *lua.LState) int {
+	sep := ""
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		sep = string(v)
+	case lua.LNumber:
+		sep = luaNumberString(float64(v))
+	default:
+		L.TypeError(2, lua.LTString)
+	}
+	t := vm.see(L.CheckTable(1))
+	i, last := luaOptInt(L, 3, 1), luaOptInt(L, 4, t.Len())
+	var b strings.Builder
+	for ; i <= last; i++ {
+		switch v := t.RawGetInt(i).(type) {
+		case lua.LString:
+			b.WriteString(string(v))
+		case lua.LNumber:
+			b.WriteString(luaNumberString(float64(v)))
+		default:
+			luaLError(L, fmt.Sprintf("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), i))
+		}
+		if i < last {
+			b.WriteString(sep)
+		}
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
+}
+
+// luaOptInt is luaL_optint: argument n as an integer (a number or a string that reads as
+// one, truncated), def when it is nil or absent.
+func luaOptInt(L *lua.LState, n, def int) int {
+	v := L.Get(n)
+	if v == lua.LNil {
+		return def
+	}
+	f, ok := luaToNumber(v)
+	if !ok {
+		L.TypeError(n, lua.LTNumber)
+	}
+	return int(f)
 }

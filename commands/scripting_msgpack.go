@@ -81,9 +81,9 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			return b
 		}
 		n := 0
-		x.ForEach(func(_, _ lua.LValue) { n++ })
+		luaForEach(x, func(_, _ lua.LValue) { n++ })
 		b = msgpackHeader(b, n, 0x80, 0xde, 0xdf)
-		x.ForEach(func(k, val lua.LValue) {
+		luaForEach(x, func(k, val lua.LValue) {
 			b = msgpackEncode(b, k, level+1)
 			b = msgpackEncode(b, val, level+1)
 		})
@@ -96,7 +96,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, maxK := 0, 0
 	ok := true
-	t.ForEach(func(k, _ lua.LValue) {
+	luaForEach(t, func(k, _ lua.LValue) {
 		n, isNum := k.(lua.LNumber)
 		if !ok || !isNum || n <= 0 || float64(int64(n)) != float64(n) {
 			ok = false

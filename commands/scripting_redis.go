@@ -113,6 +113,27 @@ func (vm *luaVM) current(L *lua.LState, what string) *scriptRun {
 	return vm.run
 }
 
+// luaCommandArgs reads a command and its arguments from the Lua stack, as redis.call takes
+// them; msg is the error when there are none or one is neither a string nor a number.
+func luaCommandArgs(L *lua.LState) (args [][]byte, msg string) {
+	n := L.GetTop()
+	if n == 0 {
+		return nil, "Please specify at least one argument for this redis lib call"
+	}
+	args = make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			args[i-1] = []byte(v)
+		case lua.LNumber:
+			args[i-1] = []byte(formatLuaArg(float64(v)))
+		default:
+			return nil, "Lua redis lib command arguments must be strings or integers"
+		}
+	}
+	return args, ""
+}
+
 // redisCall is redis.call (raise set) and redis.pcall: it runs a command in the script's
 // transaction and converts its reply to Lua.
 func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
@@ -124,21 +145,11 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		L.Push(errorTable(L, msg))
 		return 1
 	}
-	n := L.GetTop()
-	if n == 0 {
-		return fail("Please specify at least one argument for this redis lib call")
+	args, msg := luaCommandArgs(L)
+	if msg != "" {
+		return fail(msg)
 	}
-	args := make([][]byte, n)
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			args[i-1] = []byte(v)
-		case lua.LNumber:
-			args[i-1] = []byte(formatLuaArg(float64(v)))
-		default:
-			return fail("Lua redis lib command arguments must be strings or integers")
-		}
-	}
+	n := len(args)
 	cmd := Lookup(args[0])
 	switch {
 	case cmd == nil:
@@ -337,13 +348,7 @@ func luaToNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(x), true
 	case lua.LString:
-		f, err := strconv.ParseFloat(strings.TrimSpace(string(x)), 64)
-		if err != nil {
-			if n, err2 := strconv.ParseInt(strings.TrimSpace(string(x)), 0, 64); err2 == nil {
-				return float64(n), true
-			}
-		}
-		return f, err == nil
+		return luaStr2Number(string(x))
 	}
 	return 0, false
 }
@@ -378,21 +383,27 @@ func (vm *luaVM) luaReplicateCommands(L *lua.LState) int {
 	return 1
 }
 
+// luaACLCheckCmd is redis.acl_check_cmd(command, arg...): whether the user running the script
+// may run the command with those arguments (nothing is logged).
 func (vm *luaVM) luaACLCheckCmd(L *lua.LState) int {
-	vm.current(L, "redis.acl_check_cmd")
-	n := L.GetTop()
-	if n == 0 {
-		return raise(L, "Please specify at least one argument for this redis lib call")
+	r := vm.current(L, "redis.acl_check_cmd")
+	args, msg := luaCommandArgs(L)
+	if msg != "" {
+		return raise(L, msg)
 	}
-	name, ok := L.Get(1).(lua.LString)
-	if !ok {
-		if _, num := L.Get(1).(lua.LNumber); !num {
-			return raise(L, "Lua redis lib command arguments must be strings or integers")
-		}
-	}
-	if Lookup([]byte(name)) == nil {
+	cmd := Lookup(args[0])
+	if cmd == nil {
 		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	L.Push(lua.LTrue)
+	if e, _ := aclResolve(cmd, args); e != nil && len(e.subs) > 0 && len(args) > 1 {
+		// A container named with a subcommand it does not have.
+		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	allowed := true
+	if u := r.c.Client.ACLUser; u != nil {
+		reason, _, _ := aclCheck(u, cmd, args)
+		allowed = reason == aclOK
+	}
+	L.Push(lua.LBool(allowed))
 	return 1
 }

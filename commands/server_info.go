@@ -235,6 +235,9 @@ func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kv("used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
 	b.kvi("total_system_memory", total)
 	b.kv("total_system_memory_human", infoHuman(total))
+	if c.Store != nil {
+		b.kvi("number_of_cached_scripts", cachedScripts(c.Store))
+	}
 	b.kv("maxmemory", "0")
 	b.kv("maxmemory_human", "0B")
 	b.kv("maxmemory_policy", "noeviction")

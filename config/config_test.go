@@ -149,14 +149,14 @@ func TestSplitArgs(t *testing.T) {
 		{`'a\nb'`, []string{`a\nb`}},
 	}
 	for _, tt := range tests {
-		got, err := splitArgs(tt.in)
+		got, err := SplitArgs(tt.in)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitArgs(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			t.Errorf("SplitArgs(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{`"abc`, `'abc`, `"abc"def`, `'abc'def`, `"abc\`} {
-		if got, err := splitArgs(bad); err == nil {
-			t.Errorf("splitArgs(%q) = %q; want error", bad, got)
+		if got, err := SplitArgs(bad); err == nil {
+			t.Errorf("SplitArgs(%q) = %q; want error", bad, got)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func (c *Config) LoadFile(path string) error {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		words, err := splitArgs(line)
+		words, err := SplitArgs(line)
 		if err != nil {
 			name := strings.ToLower(strings.Fields(line)[0])
 			return fmt.Errorf("%s:%d: bad directive or value for %q: %w", path, i+1, name, err)
@@ -81,12 +81,12 @@ func (c *Config) LoadFile(path string) error {
 	return nil
 }
 
-// splitArgs splits a line into words the way Redis's sdssplitargs does:
+// SplitArgs splits a line into words the way Redis's sdssplitargs does:
 // words are separated by whitespace; "double quoted" words support the
 // escapes \n \r \t \b \a \xHH and \<any char>; 'single quoted' words
 // support \'. A closing quote must be followed by whitespace or the end of
 // the line. Quotes may also start in the middle of a word.
-func splitArgs(line string) ([]string, error) {
+func SplitArgs(line string) ([]string, error) {
 	var words []string
 	i, n := 0, len(line)
 	for {

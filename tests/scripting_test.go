@@ -503,3 +503,35 @@ func TestScriptGoRedisReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptCacheInfo: INFO memory counts the scripts SCRIPT LOAD and EVAL cached, and
+// SCRIPT FLUSH empties the count.
+func TestScriptCacheInfo(t *testing.T) {
+	inst := testutil.StartStrata(t)
+	c := testutil.Connect(t, inst.Addr)
+	cached := func(info string) string {
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "number_of_cached_scripts:"); ok {
+				return v
+			}
+		}
+		return "(missing)"
+	}
+	for i := 0; i < 3; i++ {
+		scriptDo(t, c, "SCRIPT", "LOAD", fmt.Sprintf("return %d", i))
+	}
+	if got := cached(scriptDo(t, c, "INFO", "memory").Str); got != "3" {
+		t.Fatalf("number_of_cached_scripts after 3 loads = %s, want 3", got)
+	}
+	scriptDo(t, c, "EVAL", "return 'eval'", "0")
+	if got := cached(scriptDo(t, c, "INFO", "memory").Str); got != "4" {
+		t.Fatalf("number_of_cached_scripts after an EVAL = %s, want 4", got)
+	}
+	for _, mode := range []string{"ASYNC", "SYNC"} {
+		scriptDo(t, c, "SCRIPT", "LOAD", "return 'x'")
+		scriptDo(t, c, "SCRIPT", "FLUSH", mode)
+		if got := cached(scriptDo(t, c, "INFO", "memory").Str); got != "0" {
+			t.Fatalf("number_of_cached_scripts after SCRIPT FLUSH %s = %s, want 0", mode, got)
+		}
+	}
+}
