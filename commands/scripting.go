@@ -462,13 +462,7 @@ func ScriptBusy(c *Ctx) string {
 	if cmd.Name == "shutdown" {
 		for _, a := range c.Args[1:] {
 			if strings.EqualFold(string(a), "nosave") {
-				b.mu.Lock()
-				if b.running {
-					b.hard.Store(true)
-					b.killed.Store(true)
-					b.cancel()
-				}
-				b.mu.Unlock()
+				b.stopHard() // scriptstop.go
 				return ""
 			}
 		}

@@ -11,14 +11,18 @@ func StopScripts(s *storage.Store) {
 	if h == nil {
 		return
 	}
-	b := &h.busy
+	h.busy.stopHard()
+}
+
+// stopHard stops the running script, if any, dropping its writes (SHUTDOWN NOSAVE, shutdown).
+func (b *busyState) stopHard() {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.running {
 		b.hard.Store(true)
 		b.killed.Store(true)
 		b.cancel()
 	}
-	b.mu.Unlock()
 }
 
 // IsScriptCommand reports whether cmd runs a Lua script: the EVAL and FCALL families.
