@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/strata-db/strata/internal/glob"
 )
 
 // This file holds Redis 7.0's access control lists: users with passwords, command, key and
@@ -760,7 +762,7 @@ func (u *ACLUser) MayUseChannel(name []byte, pattern bool) bool {
 			return true
 		}
 		for _, p := range s.channels {
-			if pattern && p == string(name) || !pattern && GlobMatch([]byte(p), name, false) {
+			if pattern && p == string(name) || !pattern && glob.Match([]byte(p), name, false) {
 				return true
 			}
 		}
@@ -1100,7 +1102,7 @@ func (s *aclSelector) check(e *aclCmd, cmd *Command, args [][]byte, keys []aclKe
 		for i, k := range keys {
 			ok := false
 			for _, p := range s.keys {
-				if p.flags&k.need == k.need && GlobMatch(p.glob, k.key, false) {
+				if p.flags&k.need == k.need && glob.Match(p.glob, k.key, false) {
 					ok = true
 					break
 				}
@@ -1115,7 +1117,7 @@ func (s *aclSelector) check(e *aclCmd, cmd *Command, args [][]byte, keys []aclKe
 		for i, ch := range chans {
 			ok := false
 			for _, p := range s.channels {
-				if pattern && p == string(ch) || !pattern && GlobMatch([]byte(p), ch, false) {
+				if pattern && p == string(ch) || !pattern && glob.Match([]byte(p), ch, false) {
 					ok = true
 					break
 				}

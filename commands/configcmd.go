@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/glob"
 )
 
 func init() {
@@ -106,7 +107,7 @@ func configGet(c *Ctx) {
 			continue
 		}
 		for _, name := range config.Names() {
-			if !seen[name] && GlobMatch(p, []byte(name), true) {
+			if !seen[name] && glob.Match(p, []byte(name), true) {
 				seen[name] = true
 				out = append(out, pair{name, name})
 			}

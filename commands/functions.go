@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/strata-db/strata/internal/glob"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -347,7 +348,7 @@ func functionList(c *Ctx, fr *funcRegistry) {
 	}
 	var libs []*funcLibrary
 	for _, lib := range fr.libs {
-		if !hasPattern || GlobMatch(pattern, []byte(lib.name), true) {
+		if !hasPattern || glob.Match(pattern, []byte(lib.name), true) {
 			libs = append(libs, lib)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/strata-db/strata/internal/glob"
 )
 
 func init() {
@@ -288,7 +290,7 @@ func commandList(c *Ctx) {
 				return false
 			}
 		case "pattern":
-			filter = func(name string, _ *Command) bool { return GlobMatch(arg, []byte(name), true) }
+			filter = func(name string, _ *Command) bool { return glob.Match(arg, []byte(name), true) }
 		default:
 			c.W.Error(ErrSyntax)
 			return

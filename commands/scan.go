@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/strata-db/strata/internal/glob"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -20,137 +21,6 @@ func init() {
 		&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdCollScan},
 		&Command{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdCollScan},
 	)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Glob matching
-
-// globMaxNesting is Redis's limit on the recursion of '*' (protection against abusive patterns).
-const globMaxNesting = 1000
-
-// GlobMatch reports whether s matches the glob pattern, exactly as Redis 7.0's stringmatchlen
-// does: '*', '?', '[abc]', '[^a]', '[a-z]' (reversed ranges allowed), backslash escapes, and the
-// same treatment of malformed patterns (an unterminated '[' class, a trailing backslash). Like
-// Redis it gives up (no match) past a '*' nesting of 1000.
-func GlobMatch(pattern, s []byte, nocase bool) bool {
-	skip := false
-	return globMatch(pattern, s, nocase, &skip, 0)
-}
-
-// globMatch is a port of stringmatchlen_impl. Redis reads one byte past the pattern at times
-// (its strings are NUL-terminated); at() returns that NUL.
-func globMatch(p, s []byte, nocase bool, skipLonger *bool, nesting int) bool {
-	if nesting > globMaxNesting {
-		return false
-	}
-	at := func(i int) byte {
-		if i < len(p) && i >= 0 {
-			return p[i]
-		}
-		return 0
-	}
-	lower := func(c byte) byte {
-		if nocase && 'A' <= c && c <= 'Z' {
-			return c + 'a' - 'A'
-		}
-		return c
-	}
-	pi := 0 // index of pattern[0]; patternLen is len(p)-pi
-	for len(p)-pi > 0 && len(s) > 0 {
-		switch p[pi] {
-		case '*':
-			for len(p)-pi > 0 && at(pi+1) == '*' {
-				pi++
-			}
-			if len(p)-pi == 1 {
-				return true
-			}
-			for len(s) > 0 {
-				if globMatch(p[pi+1:], s, nocase, skipLonger, nesting+1) {
-					return true
-				}
-				if *skipLonger {
-					return false
-				}
-				s = s[1:]
-			}
-			*skipLonger = true
-			return false
-		case '?':
-			s = s[1:]
-		case '[':
-			pi++
-			not := at(pi) == '^'
-			if not {
-				pi++
-			}
-			match := false
-			for {
-				if at(pi) == '\\' && len(p)-pi >= 2 {
-					pi++
-					if at(pi) == s[0] {
-						match = true
-					}
-				} else if at(pi) == ']' {
-					break
-				} else if len(p)-pi == 0 {
-					pi--
-					break
-				} else if len(p)-pi >= 3 && at(pi+1) == '-' {
-					// Redis compares ranges as C chars, which are signed on the
-					// platforms it runs on: bytes >= 0x80 sort below NUL.
-					start, end, c := int8(at(pi)), int8(at(pi+2)), int8(s[0])
-					if start > end {
-						start, end = end, start
-					}
-					if nocase {
-						start, end, c = int8(lower(byte(start))), int8(lower(byte(end))), int8(lower(byte(c)))
-					}
-					pi += 2
-					if c >= start && c <= end {
-						match = true
-					}
-				} else if lower(at(pi)) == lower(s[0]) {
-					match = true
-				}
-				pi++
-			}
-			if not {
-				match = !match
-			}
-			if !match {
-				return false
-			}
-			s = s[1:]
-		case '\\':
-			if len(p)-pi >= 2 {
-				pi++
-			}
-			fallthrough
-		default:
-			if lower(at(pi)) != lower(s[0]) {
-				return false
-			}
-			s = s[1:]
-		}
-		pi++
-		if len(s) == 0 {
-			for at(pi) == '*' {
-				pi++
-			}
-			break
-		}
-	}
-	return len(p)-pi == 0 && len(s) == 0
-}
-
-// globPrefix returns the literal bytes every string matching pattern starts with: the pattern
-// up to its first special character. Scans seek straight to that prefix.
-func globPrefix(pattern []byte) []byte {
-	if i := bytes.IndexAny(pattern, `*?[\`); i >= 0 {
-		return pattern[:i]
-	}
-	return pattern
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,7 +227,7 @@ func cmdScan(c *Ctx) {
 	beginRead(c)
 	var prefix []byte
 	if o.pattern != nil {
-		prefix = globPrefix(o.pattern)
+		prefix = glob.Prefix(o.pattern)
 	}
 	it := c.Txn.ScanKeys(prefix, pos.start())
 	var out [][]byte
@@ -374,7 +244,7 @@ func cmdScan(c *Ctx) {
 		last = append(last[:0], k...)
 		if it.Expired() ||
 			o.typeName != "" && !strings.EqualFold(o.typeName, it.Meta().Type.String()) ||
-			o.pattern != nil && !GlobMatch(o.pattern, k, false) {
+			o.pattern != nil && !glob.Match(o.pattern, k, false) {
 			continue
 		}
 		out = append(out, append([]byte(nil), k...))
@@ -396,12 +266,12 @@ func cmdKeys(c *Ctx) {
 	beginRead(c)
 	var prefix []byte
 	if !all {
-		prefix = globPrefix(pattern)
+		prefix = glob.Prefix(pattern)
 	}
 	it := c.Txn.ScanKeys(prefix, nil)
 	var out [][]byte
 	for it.Next() {
-		if it.Expired() || !all && !GlobMatch(pattern, it.Key(), false) {
+		if it.Expired() || !all && !glob.Match(pattern, it.Key(), false) {
 			continue
 		}
 		out = append(out, append([]byte(nil), it.Key()...))
@@ -461,7 +331,7 @@ func cmdCollScan(c *Ctx) {
 	}
 	var prefix []byte
 	if o.pattern != nil {
-		prefix = globPrefix(o.pattern)
+		prefix = glob.Prefix(o.pattern)
 	}
 	it := c.Txn.ScanData(m.ID, sub, prefix, pos.start())
 	type elem struct {
@@ -482,7 +352,7 @@ func cmdCollScan(c *Ctx) {
 		examined++
 		name := it.Key()[skip:]
 		last = append(last[:0], name...)
-		if o.pattern != nil && !GlobMatch(o.pattern, name, false) {
+		if o.pattern != nil && !glob.Match(o.pattern, name, false) {
 			continue
 		}
 		e := elem{name: append([]byte(nil), name...)}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/glob"
 )
 
 // Publish/subscribe and keyspace notifications.
@@ -234,7 +235,7 @@ func (s *Server) Publish(channel, message []byte, shard bool) int64 {
 	}
 	if !shard {
 		for pattern, set := range s.ps.subs[commands.SubPattern] {
-			if !commands.GlobMatch([]byte(pattern), channel, false) {
+			if !glob.Match([]byte(pattern), channel, false) {
 				continue
 			}
 			var penc [2][]byte
@@ -268,7 +269,7 @@ func (s *Server) Channels(pattern []byte, shard bool) [][]byte {
 	s.ps.mu.RLock()
 	var out [][]byte
 	for name := range s.ps.subs[kind] {
-		if pattern == nil || commands.GlobMatch(pattern, []byte(name), false) {
+		if pattern == nil || glob.Match(pattern, []byte(name), false) {
 			out = append(out, []byte(name))
 		}
 	}
