@@ -42,6 +42,13 @@ type Env interface {
 	Config() *config.Config
 }
 
+// CallCounter is implemented by an Env that counts the commands scripts run in INFO
+// commandstats and errorstats, as it counts the commands clients send. errCounted says that an
+// error reply repeats an error already counted (see Ctx.ErrorCounted).
+type CallCounter interface {
+	CountCall(cmd *Command, began time.Time, reply []byte, errCounted bool)
+}
+
 // ServerEnv is the Env of a running server: what the connection, introspection and
 // configuration commands (CLIENT, INFO, CONFIG) need. Handlers type-assert c.Env to it, so
 // simpler Envs (unit tests) keep working and get an error reply instead.
@@ -135,7 +142,10 @@ type Ctx struct {
 	OnBlock func(c *Ctx)
 	// NonBlocking makes blocking commands answer at once (inside MULTI and scripts).
 	NonBlocking bool
-	keyBuf      [4][]byte // room for the declared keys of most commands
+	// ErrorCounted is set by a script command whose error reply is the error of a command the
+	// script ran, counted in INFO errorstats when that command failed: it is not counted again.
+	ErrorCounted bool
+	keyBuf       [4][]byte // room for the declared keys of most commands
 
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
 	Ready []ReadyKey

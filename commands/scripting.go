@@ -317,8 +317,11 @@ func (h *scriptHost) execute(c *Ctx, vm *luaVM, fn *lua.LFunction, args []lua.LV
 	}
 	if err := L.PCall(len(args), 1, vm.handler); err != nil {
 		writeScriptError(c.W, err, name, vm.chunk)
+		var ae *lua.ApiError
+		c.ErrorCounted = errors.As(err, &ae) && countedError(ae.Object)
 	} else {
 		writeLuaReply(c.W, L.Get(-1), r.resp, 0)
+		c.ErrorCounted = countedError(L.Get(-1))
 	}
 	if c.Txn.DB() != origDB {
 		c.Txn.UseDB(origDB)
@@ -613,4 +616,14 @@ func (h *scriptHost) luaRandom(L *lua.LState) int {
 func (h *scriptHost) luaRandomSeed(L *lua.LState) int {
 	h.rng.seed(int32(checkInt(L, 1)))
 	return 0
+}
+
+// errCountedField marks the error table of a command a script ran that failed, as Redis marks
+// it: the error was counted in INFO errorstats when the command failed.
+const errCountedField = "ignore_err_stats_update"
+
+// countedError reports whether v, a script's reply or raised error, is such an error table.
+func countedError(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	return ok && t.RawGetString("err") != lua.LNil && lua.LVAsBool(t.RawGetString(errCountedField))
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -184,6 +185,7 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		Script: c}
 	c.Client.DB = r.db
 	before := c.Txn.Writes()
+	began := time.Now()
 	var failed bool
 	if cmd.Name == "dbsize" {
 		// DBSIZE reads the store's counters under the store lock the script holds: count the
@@ -192,6 +194,9 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 		failed = scriptDBSize(&r.sub)
 	} else {
 		failed = runIn(&r.sub)
+	}
+	if cc, ok := c.Env.(CallCounter); ok {
+		cc.CountCall(cmd, began, r.w.Bytes(), r.sub.ErrorCounted) // INFO commandstats, errorstats
 	}
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(&r.sub) // CLIENT TRACKING: the script's caller tracks what it reads
@@ -211,6 +216,10 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	}
 	c.Ready = append(c.Ready, r.sub.Ready...) // each in the database the command ran in
 	v, _ := respToLua(L, r.w.Bytes())
+	if t, ok := v.(*lua.LTable); ok && failed {
+		// Counted in errorstats already: the script's reply, if it passes this error on, is not.
+		t.RawSetString(errCountedField, lua.LTrue)
+	}
 	if failed && raiseErr {
 		L.Error(v, 0)
 	}

@@ -324,7 +324,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 			}
 		}
 	}
-	if isErr {
+	if isErr && !ctx.ErrorCounted {
 		s.countError(reply)
 	}
 	c.x.blocked.Store(ctx.Blocked) // cleared by the client's next command

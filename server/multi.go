@@ -511,7 +511,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			s.trackRead(&sub) // tracking.go: the keys a tracking client reads in EXEC
 		}
 		parts[i] = part{start, w.Len()}
-		s.countExecCmd(q.cmd, began, failed, w.Bytes()[start:])
+		s.CountCall(q.cmd, began, w.Bytes()[start:], sub.ErrorCounted)
 		if sub.Txn != t {
 			// Only COPY ... DB replaces a shared transaction, and ExecExclusive makes EXEC
 			// exclusive for it; should another command do so, its transaction is the one to
@@ -563,7 +563,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			commands.Run(&sub)
 			dparts[i] = part{start, dw.Len()}
 			r := dw.Bytes()[start:]
-			s.countExecCmd(q.cmd, began, len(r) > 0 && r[0] == '-', r)
+			s.CountCall(q.cmd, began, r, sub.ErrorCounted)
 		}
 	}
 	ctx.W.Array(len(queue))
@@ -576,9 +576,12 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	}
 }
 
-// countExecCmd counts a command EXEC ran in INFO commandstats and errorstats, as Redis counts
-// the calls made inside a transaction.
-func (s *Server) countExecCmd(cmd *commands.Command, began time.Time, failed bool, reply []byte) {
+// CountCall counts a command EXEC or a script ran in INFO commandstats and errorstats, as Redis
+// counts the calls made inside a transaction or a script (commands.CallCounter). An error that
+// repeats one already counted (errCounted) counts as a failed call only.
+func (s *Server) CountCall(cmd *commands.Command, began time.Time, reply []byte, errCounted bool) {
+	failed := len(reply) > 0 && reply[0] == '-'
+
 	s.buildCmdStats()
 	if cs := s.x.cmdStats[cmd]; cs != nil {
 		cs.calls.Add(1)
@@ -587,7 +590,7 @@ func (s *Server) countExecCmd(cmd *commands.Command, began time.Time, failed boo
 			cs.failed.Add(1)
 		}
 	}
-	if failed {
+	if failed && !errCounted {
 		s.countError(reply)
 	}
 }
