@@ -236,9 +236,15 @@ func runRaw(t *testing.T, inst *testutil.Instance, rc rawCase) []string {
 		// The server may close while we are still writing a large payload.
 		t.Logf("%s: write: %v", inst.Name, err)
 	}
+	return collectReplies(c, 0)
+}
+
+// collectReplies reads c's replies for up to 10 s and returns them rendered: up to the sentinel
+// ECHO's reply, or (want > 0) the first want replies, ending with closedMark if the server
+// closed the connection first.
+func collectReplies(c *testutil.Conn, want int) []string {
 	var out []string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		r, err := c.ReadReply()
 		if err != nil {
 			if closed, extra := c.ExpectClosed(time.Second); closed || isEOF(err) {
@@ -253,6 +259,9 @@ func runRaw(t *testing.T, inst *testutil.Instance, rc rawCase) []string {
 			return out
 		}
 		out = append(out, r.String())
+		if want > 0 && len(out) == want {
+			return out
+		}
 	}
 	return append(out, "(timeout)")
 }
