@@ -265,6 +265,9 @@ func TestIdleTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 			active := dial(t, inst)
+			// The BLPOP must have been read before the idle clock of its connection runs out: on
+			// a loaded machine a server may not read it within the first second.
+			waitBlocked(t, active, 1)
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() {
