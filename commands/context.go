@@ -103,6 +103,7 @@ type ServerStats struct {
 	TotalErrors      int64
 	ClientPanics     int64 // panics recovered in goroutines serving clients (each closed the client)
 	Tracking         TrackingStats
+	Replication      ReplicationStats
 	Commands         []CommandStat    // commands called at least once, by name
 	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)
 }
@@ -113,6 +114,19 @@ type TrackingStats struct {
 	Keys     int // keys remembered for clients in the default mode
 	Items    int // (key, client) pairs
 	Prefixes int // distinct BCAST prefixes
+}
+
+// ReplicationStats is INFO replication's view of the server's replication state.
+type ReplicationStats struct {
+	Role          string // "master" or "slave"
+	ID, ID2       string // master_replid, master_replid2
+	Offset        int64  // master_repl_offset
+	SecondOffset  int64  // second_repl_offset
+	Replicas      int    // connected_slaves
+	BacklogActive bool
+	BacklogSize   int
+	BacklogFirst  int64
+	BacklogHist   int
 }
 
 // CommandStat counts one command's calls for INFO commandstats.

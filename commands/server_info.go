@@ -343,19 +343,24 @@ func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kvi("client_panics", st.ClientPanics)
 }
 
-func infoReplication(b *infoBuilder, _ *Ctx, _ *ServerStats) {
-	_, replID := infoIDs()
-	b.kv("role", "master")
-	b.kv("connected_slaves", "0")
+func infoReplication(b *infoBuilder, _ *Ctx, st *ServerStats) {
+	r := st.Replication
+	if r.Role == "" { // an Env without replication state (unit tests)
+		_, id := infoIDs()
+		r = ReplicationStats{Role: "master", ID: id, ID2: "0000000000000000000000000000000000000000",
+			SecondOffset: -1, BacklogSize: 1 << 20}
+	}
+	b.kv("role", r.Role)
+	b.kvi("connected_slaves", int64(r.Replicas))
 	b.kv("master_failover_state", "no-failover")
-	b.kv("master_replid", replID)
-	b.kv("master_replid2", "0000000000000000000000000000000000000000")
-	b.kv("master_repl_offset", "0")
-	b.kv("second_repl_offset", "-1")
-	b.kv("repl_backlog_active", "0")
-	b.kv("repl_backlog_size", "1048576")
-	b.kv("repl_backlog_first_byte_offset", "0")
-	b.kv("repl_backlog_histlen", "0")
+	b.kv("master_replid", r.ID)
+	b.kv("master_replid2", r.ID2)
+	b.kvi("master_repl_offset", r.Offset)
+	b.kvi("second_repl_offset", r.SecondOffset)
+	b.kv("repl_backlog_active", boolDigit(r.BacklogActive))
+	b.kvi("repl_backlog_size", int64(r.BacklogSize))
+	b.kvi("repl_backlog_first_byte_offset", r.BacklogFirst)
+	b.kvi("repl_backlog_histlen", int64(r.BacklogHist))
 }
 
 func infoCPU(b *infoBuilder, _ *Ctx, _ *ServerStats) {

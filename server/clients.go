@@ -456,6 +456,7 @@ func (s *Server) Stats() *commands.ServerStats {
 		TotalErrors:      s.x.errTotal.Load(),
 		ClientPanics:     s.stats.panics.Load(),
 		Tracking:         s.trackingStats(),
+		Replication:      s.replicationStats(),
 	}
 	if s.ln != nil {
 		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {

@@ -56,6 +56,7 @@ type Server struct {
 	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
 	acl *commands.ACL // acl.go: users, requirepass, protected mode
+	repl replState    // replication.go: replication ID, offsets, backlog
 	tls tlsServer     // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
@@ -117,6 +118,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 		closing: make(chan struct{}), stopReq: make(chan struct{})}
 	s.initExtra(level)
 	s.initTx()
+	s.initReplication()
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/replication"
+)
+
+// replState is the server's replication identity and backlog. Strata is a master without
+// replicas until the replication protocol is served: the backlog stays unallocated and the
+// offset at 0, and INFO replication and ROLE report that state from here.
+type replState struct {
+	mu      sync.Mutex
+	ids     replication.IDs
+	backlog *replication.Backlog
+}
+
+func (s *Server) initReplication() {
+	size := 1 << 20
+	if v, ok := s.cfg.Get("repl-backlog-size"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			size = n
+		}
+	}
+	s.repl.ids = replication.NewIDs()
+	s.repl.backlog = replication.NewBacklog(size, 1)
+}
+
+// replicationStats is INFO replication's view of replState.
+func (s *Server) replicationStats() commands.ReplicationStats {
+	s.repl.mu.Lock()
+	defer s.repl.mu.Unlock()
+	b := s.repl.backlog
+	if v, ok := s.Config().Get("repl-backlog-size"); ok { // CONFIG SET resizes the ring
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && n != b.Size() {
+			b.Resize(n)
+		}
+	}
+	var first int64 // 0 while the ring is unallocated
+	if b.Active() {
+		first = b.First()
+	}
+	return commands.ReplicationStats{
+		Role:          "master",
+		ID:            s.repl.ids.ID,
+		ID2:           s.repl.ids.ID2,
+		Offset:        s.repl.ids.Offset,
+		SecondOffset:  s.repl.ids.SecondOffset,
+		BacklogActive: b.Active(),
+		BacklogSize:   b.Size(),
+		BacklogFirst:  first,
+		BacklogHist:   b.HistLen(),
+	}
+}
