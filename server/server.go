@@ -55,9 +55,9 @@ type Server struct {
 	trk trkServer          // tracking.go: CLIENT TRACKING
 	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
-	acl *commands.ACL // acl.go: users, requirepass, protected mode
-	repl replState    // replication.go: replication ID, offsets, backlog
-	tls tlsServer     // tls.go: the tls-port listener
+	acl  *commands.ACL // acl.go: users, requirepass, protected mode
+	repl replState     // replication.go: replication ID, offsets, backlog
+	tls  tlsServer     // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
 }
