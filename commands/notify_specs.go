@@ -1,0 +1,538 @@
+package commands
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/strata-db/strata/config"
+)
+
+// The events each write command emits, as notifySpecs keyed by command name (notifiers), and
+// the helpers that build them from the reply and the keys before and after the handler.
+
+// Shorthands for the spec table.
+const (
+	evGen  = config.NotifyGeneric
+	evStr  = config.NotifyString
+	evList = config.NotifyList
+	evSet  = config.NotifySet
+	evHash = config.NotifyHash
+	evZSet = config.NotifyZSet
+)
+
+// evPreExists records which of the key arguments are live before the handler.
+func evPreExists(idx ...int) func(n *notifier) {
+	return func(n *notifier) {
+		n.pre = make([]bool, len(n.c.Args))
+		for _, i := range idx {
+			if i < 0 {
+				i += len(n.c.Args)
+			}
+			if i > 0 && i < len(n.c.Args) {
+				n.pre[i] = n.exists(n.c.Args[i])
+			}
+		}
+	}
+}
+
+// evHasOpt reports whether an argument from index from on equals one of opts, case-insensitively.
+func evHasOpt(args [][]byte, from int, opts ...string) bool {
+	for i := from; i < len(args); i++ {
+		for _, o := range opts {
+			if strings.EqualFold(string(args[i]), o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// evSimple emits event on the key at argument 1 for any successful reply.
+func evSimple(class uint32, event string) notifySpec {
+	return notifySpec{post: func(n *notifier) { n.emit(class, event, n.c.Args[1]) }}
+}
+
+// evIfInt emits event on key argument 1 when the integer reply is positive.
+func evIfInt(class uint32, event string) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.int() > 0 {
+			n.emit(class, event, n.c.Args[1])
+		}
+	}}
+}
+
+// evRemoval emits event on key argument 1 when the reply says something was removed (a positive
+// integer or a non-null reply), and "del" when that emptied the key.
+func evRemoval(class uint32, event string, byInt bool) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if byInt && n.int() <= 0 || !byInt && n.null() {
+			return
+		}
+		key := n.c.Args[1]
+		n.emit(class, event, key)
+		n.emitDel(key)
+	}}
+}
+
+// evStore emits event on the destination (argument 1) of a *STORE command, or "del" when the
+// result is empty and the destination existed.
+func evStore(class uint32, event string) notifySpec {
+	return notifySpec{pre: evPreExists(1), post: func(n *notifier) {
+		dst := n.c.Args[1]
+		if n.int() > 0 {
+			n.emit(class, event, dst)
+		} else if n.pre[1] {
+			n.emit(config.NotifyGeneric, "del", dst)
+		}
+	}}
+}
+
+// evPopKey emits the pop event for a list command whose reply names the key: BLPOP's
+// [key, value] and LMPOP's [key, [values]].
+func evPopKey(event func(n *notifier) string) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.null() {
+			return
+		}
+		key := evFirstBulk(n.reply())
+		if key == nil {
+			return
+		}
+		for _, a := range n.c.Args[1:] { // the key argument, so the event keeps no reply bytes
+			if bytes.Equal(a, key) {
+				key = a
+				break
+			}
+		}
+		n.emit(config.NotifyList, event(n), key)
+		n.emitDel(key)
+	}}
+}
+
+// evFirstBulk returns the first bulk string inside an array reply.
+func evFirstBulk(r []byte) []byte {
+	i := bytes.Index(r, []byte("\r\n$"))
+	if i < 0 || r[0] != '*' && r[0] != '>' {
+		return nil
+	}
+	r = r[i+3:]
+	j := bytes.IndexByte(r, '\r')
+	if j < 0 {
+		return nil
+	}
+	l, err := ParseInt(r[:j])
+	if err != nil || l < 0 || int(l)+j+2 > len(r) {
+		return nil
+	}
+	return r[j+2 : j+2+int(l)]
+}
+
+// evLMove emits RPOPLPUSH/LMOVE/BLMOVE's events: the push on the destination, the pop on the
+// source, and "del" if the source is empty.
+func evLMove(whereArg int) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.null() {
+			return
+		}
+		args := n.c.Args
+		from, to := "rpop", "lpush"
+		if whereArg > 0 {
+			from = "rpop"
+			if strings.EqualFold(string(args[whereArg]), "left") {
+				from = "lpop"
+			}
+			to = "rpush"
+			if strings.EqualFold(string(args[whereArg+1]), "left") {
+				to = "lpush"
+			}
+		}
+		n.emit(config.NotifyList, to, args[2])
+		n.emit(config.NotifyList, from, args[1])
+		n.emitDel(args[1])
+	}}
+}
+
+// evPopDirection returns "lpop" or "rpop" from the LEFT|RIGHT argument after numkeys keys.
+func evPopDirection(numkeysAt int) func(n *notifier) string {
+	return func(n *notifier) string {
+		nk, err := ParseInt(n.c.Args[numkeysAt])
+		i := numkeysAt + 1 + int(nk)
+		if err == nil && i < len(n.c.Args) && strings.EqualFold(string(n.c.Args[i]), "left") {
+			return "lpop"
+		}
+		return "rpop"
+	}
+}
+
+func evFlushDBs(c *Ctx) []int {
+	switch c.Cmd.Name {
+	case "flushall":
+		dbs := make([]int, c.Store.Databases())
+		for i := range dbs {
+			dbs[i] = i
+		}
+		return dbs
+	case "swapdb":
+		a, err1 := ParseInt(c.Args[1])
+		b, err2 := ParseInt(c.Args[2])
+		n := int64(c.Store.Databases())
+		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= n || b >= n {
+			return nil
+		}
+		return []int{int(a), int(b)}
+	}
+	return []int{c.Client.DB}
+}
+
+var evFlush = notifySpec{
+	pre: func(n *notifier) {
+		c := n.c
+		if c.KE.Flush == nil || !c.KE.Watching() || !c.Txn.Exclusive() {
+			return
+		}
+		if dbs := evFlushDBs(c); len(dbs) > 0 {
+			c.KE.Flush(c, dbs, c.Cmd.Name == "swapdb")
+		}
+	},
+	post: func(n *notifier) {},
+}
+
+// notifiers lists the event recorders of the write commands, by command name.
+var notifiers = map[string]notifySpec{
+	// strings
+	"set": {pre: evPreExists(1), post: func(n *notifier) {
+		args := n.c.Args
+		set := true
+		switch {
+		case evHasOpt(args, 3, "nx"):
+			set = !n.pre[1]
+		case evHasOpt(args, 3, "xx"):
+			set = n.pre[1]
+		}
+		if !set || !evHasOpt(args, 3, "get") && n.null() {
+			return
+		}
+		n.emit(evStr, "set", args[1])
+		if evHasOpt(args, 3, "ex", "px", "exat", "pxat") {
+			n.emit(evGen, "expire", args[1])
+		}
+	}},
+	"setnx": evIfInt(evStr, "set"),
+	"setex": {post: func(n *notifier) {
+		n.emit(evStr, "set", n.c.Args[1])
+		n.emit(evGen, "expire", n.c.Args[1])
+	}},
+	"psetex": {post: func(n *notifier) {
+		n.emit(evStr, "set", n.c.Args[1])
+		n.emit(evGen, "expire", n.c.Args[1])
+	}},
+	"getset": evSimple(evStr, "set"),
+	"getdel": {post: func(n *notifier) {
+		if !n.null() {
+			n.emit(evGen, "del", n.c.Args[1])
+		}
+	}},
+	"getex": {pre: func(n *notifier) {
+		n.pre = []bool{false}
+		if m, err := n.c.Txn.GetMeta(n.c.Args[1]); err == nil && m != nil && m.Expire != 0 {
+			n.pre[0] = true // had a TTL: PERSIST removes it
+		}
+	}, post: func(n *notifier) {
+		args := n.c.Args
+		switch {
+		case n.null():
+		case evHasOpt(args, 2, "persist"):
+			if n.pre[0] {
+				n.emit(evGen, "persist", args[1])
+			}
+		case evHasOpt(args, 2, "ex", "px", "exat", "pxat"):
+			if n.exists(args[1]) {
+				n.emit(evGen, "expire", args[1])
+			} else {
+				n.emit(evGen, "del", args[1])
+			}
+		}
+	}},
+	"mset": {post: func(n *notifier) {
+		for i := 1; i+1 < len(n.c.Args); i += 2 {
+			n.emit(evStr, "set", n.c.Args[i])
+		}
+	}},
+	"msetnx": {post: func(n *notifier) {
+		if n.int() == 1 {
+			for i := 1; i+1 < len(n.c.Args); i += 2 {
+				n.emit(evStr, "set", n.c.Args[i])
+			}
+		}
+	}},
+	"append": evSimple(evStr, "append"),
+	"setrange": {post: func(n *notifier) {
+		if len(n.c.Args[3]) > 0 {
+			n.emit(evStr, "setrange", n.c.Args[1])
+		}
+	}},
+	"incr":        evSimple(evStr, "incrby"),
+	"decr":        evSimple(evStr, "incrby"),
+	"incrby":      evSimple(evStr, "incrby"),
+	"decrby":      evSimple(evStr, "incrby"),
+	"incrbyfloat": evSimple(evStr, "incrbyfloat"),
+	"setbit": {post: func(n *notifier) {
+		if n.wrote() { // a bit set to the value it has changes nothing
+			n.emit(evStr, "setbit", n.c.Args[1])
+		}
+	}},
+	"bitfield": {post: func(n *notifier) {
+		if evHasOpt(n.c.Args, 2, "set", "incrby") && n.wrote() {
+			n.emit(evStr, "setbit", n.c.Args[1])
+		}
+	}},
+	"bitop": {pre: evPreExists(2), post: func(n *notifier) {
+		dst := n.c.Args[2]
+		if n.int() > 0 {
+			n.emit(evStr, "set", dst)
+		} else if n.pre[2] {
+			n.emit(evGen, "del", dst)
+		}
+	}},
+
+	// generic
+	"del":       evDel,
+	"unlink":    evDel,
+	"expire":    evExpire,
+	"pexpire":   evExpire,
+	"expireat":  evExpire,
+	"pexpireat": evExpire,
+	"persist":   evIfInt(evGen, "persist"),
+	"rename":    evRename,
+	"renamenx":  evRename,
+	"copy": {post: func(n *notifier) {
+		if n.int() != 1 {
+			return
+		}
+		db := n.c.Client.DB
+		for i := 3; i+1 < len(n.c.Args); i++ {
+			if strings.EqualFold(string(n.c.Args[i]), "db") {
+				if v, err := ParseInt(n.c.Args[i+1]); err == nil {
+					db = int(v)
+				}
+			}
+		}
+		n.c.Events = append(n.c.Events, Event{Class: evGen, Name: "copy_to", DB: db, Key: n.c.Args[2]})
+	}},
+	"move": {post: func(n *notifier) {
+		if n.int() != 1 {
+			return
+		}
+		db, _ := ParseInt(n.c.Args[2])
+		n.emit(evGen, "move_from", n.c.Args[1])
+		n.c.Events = append(n.c.Events, Event{Class: evGen, Name: "move_to", DB: int(db), Key: n.c.Args[1]})
+	}},
+	"flushdb":  evFlush,
+	"flushall": evFlush,
+	"swapdb":   evFlush,
+
+	// lists
+	"lpush":      evIfInt(evList, "lpush"),
+	"rpush":      evIfInt(evList, "rpush"),
+	"lpushx":     evIfInt(evList, "lpush"),
+	"rpushx":     evIfInt(evList, "rpush"),
+	"lpop":       evRemoval(evList, "lpop", false),
+	"rpop":       evRemoval(evList, "rpop", false),
+	"linsert":    evIfInt(evList, "linsert"),
+	"lset":       evSimple(evList, "lset"),
+	"lrem":       evRemoval(evList, "lrem", true),
+	"rpoplpush":  evLMove(0),
+	"lmove":      evLMove(3),
+	"brpoplpush": evLMove(0),
+	"blmove":     evLMove(3),
+	"blpop":      evPopKey(func(*notifier) string { return "lpop" }),
+	"brpop":      evPopKey(func(*notifier) string { return "rpop" }),
+	"lmpop":      evPopKey(evPopDirection(1)),
+	"blmpop":     evPopKey(evPopDirection(2)),
+	"ltrim": {pre: evPreExists(1), post: func(n *notifier) {
+		if n.pre[1] {
+			n.emit(evList, "ltrim", n.c.Args[1])
+			n.emitDel(n.c.Args[1])
+		}
+	}},
+
+	// hashes
+	"hset":         evSimple(evHash, "hset"),
+	"hmset":        evSimple(evHash, "hset"),
+	"hsetnx":       evIfInt(evHash, "hset"),
+	"hdel":         evRemoval(evHash, "hdel", true),
+	"hincrby":      evSimple(evHash, "hincrby"),
+	"hincrbyfloat": evSimple(evHash, "hincrbyfloat"),
+
+	// sets
+	"sadd": evIfInt(evSet, "sadd"),
+	"srem": evRemoval(evSet, "srem", true),
+	"spop": evRemoval(evSet, "spop", false),
+	"smove": {pre: func(n *notifier) {
+		n.pre = []bool{false}
+		ok, err := n.c.Txn.SetIsMember(n.c.Args[2], n.c.Args[3])
+		n.pre[0] = err == nil && ok
+	}, post: func(n *notifier) {
+		args := n.c.Args
+		if n.int() != 1 || bytes.Equal(args[1], args[2]) {
+			return
+		}
+		n.emit(evSet, "srem", args[1])
+		n.emitDel(args[1])
+		if !n.pre[0] {
+			n.emit(evSet, "sadd", args[2])
+		}
+	}},
+	"sinterstore": evStore(evSet, "sinterstore"),
+	"sunionstore": evStore(evSet, "sunionstore"),
+	"sdiffstore":  evStore(evSet, "sdiffstore"),
+
+	// sorted sets
+	"zadd": {post: func(n *notifier) {
+		if evHasOpt(n.c.Args, 2, "incr") {
+			if !n.null() {
+				n.emit(evZSet, "zincr", n.c.Args[1])
+			}
+		} else if n.wrote() {
+			n.emit(evZSet, "zadd", n.c.Args[1])
+		}
+	}},
+	"zincrby":          evSimple(evZSet, "zincr"),
+	"zrem":             evRemoval(evZSet, "zrem", true),
+	"zremrangebyrank":  evRemoval(evZSet, "zremrangebyrank", true),
+	"zremrangebyscore": evRemoval(evZSet, "zremrangebyscore", true),
+	"zremrangebylex":   evRemoval(evZSet, "zremrangebylex", true),
+	"zpopmin":          evRemoval(evZSet, "zpopmin", false),
+	"zpopmax":          evRemoval(evZSet, "zpopmax", false),
+	"zmpop":            evZMPop(2),
+	"bzmpop":           evZMPop(3),
+	"bzpopmin":         evZPopKey("zpopmin"),
+	"bzpopmax":         evZPopKey("zpopmax"),
+
+	// scripts: their writes are not seen one by one here (they run their commands in their
+	// own contexts and commit themselves), so a script fails the WATCH of every key it
+	// declares, before it runs, while it holds the store; and a write script in EXEC counts
+	// as writing all its declared keys.
+	"eval":        evScript,
+	"evalsha":     evScript,
+	"fcall":       evScript,
+	"zunionstore": evStore(evZSet, "zunionstore"),
+	"zinterstore": evStore(evZSet, "zinterstore"),
+	"zdiffstore":  evStore(evZSet, "zdiffstore"),
+	"zrangestore": evStore(evZSet, "zrangestore"),
+}
+
+var evExpire = notifySpec{post: func(n *notifier) {
+	if n.int() != 1 {
+		return
+	}
+	if n.exists(n.c.Args[1]) {
+		n.emit(evGen, "expire", n.c.Args[1])
+	} else {
+		n.emit(evGen, "del", n.c.Args[1])
+	}
+}}
+
+var evRename = notifySpec{post: func(n *notifier) {
+	args := n.c.Args
+	r := n.reply()
+	ok := bytes.HasPrefix(r, []byte("+OK")) || n.int() == 1
+	if !ok || bytes.Equal(args[1], args[2]) {
+		return
+	}
+	n.emit(evGen, "rename_from", args[1])
+	n.emit(evGen, "rename_to", args[2])
+}}
+
+// evZMPop is ZMPOP's and BZMPOP's recorder (keys from argument from on): the reply names the
+// key; MIN or MAX gives the event.
+func evZMPop(from int) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.null() {
+			return
+		}
+		key := evFirstBulk(n.reply())
+		for _, a := range n.c.Args[from:] {
+			if bytes.Equal(a, key) {
+				key = a
+				break
+			}
+		}
+		if key == nil {
+			return
+		}
+		event := "zpopmin"
+		if evHasOpt(n.c.Args, from, "max") {
+			event = "zpopmax"
+		}
+		n.emit(evZSet, event, key)
+		n.emitDel(key)
+	}}
+}
+
+var evDel = notifySpec{pre: func(n *notifier) {
+	n.pre = make([]bool, len(n.c.Args))
+	for i := 1; i < len(n.c.Args); i++ {
+		n.pre[i] = n.exists(n.c.Args[i])
+	}
+}, post: func(n *notifier) {
+	for i := 1; i < len(n.c.Args); i++ {
+		if !n.pre[i] {
+			continue
+		}
+		dup := false
+		for j := 1; j < i; j++ {
+			dup = dup || bytes.Equal(n.c.Args[j], n.c.Args[i])
+		}
+		if !dup {
+			n.emit(evGen, "del", n.c.Args[i])
+		}
+	}
+},
+}
+
+// evZPopKey is BZPOPMIN's and BZPOPMAX's recorder: the reply is [key, member, score].
+func evZPopKey(event string) notifySpec {
+	return notifySpec{post: func(n *notifier) {
+		if n.null() {
+			return
+		}
+		key := evFirstBulk(n.reply())
+		for _, a := range n.c.Args[1:] {
+			if bytes.Equal(a, key) {
+				key = a
+				break
+			}
+		}
+		if key == nil {
+			return
+		}
+		n.emit(evZSet, event, key)
+		n.emitDel(key)
+	}}
+}
+
+var evScript = notifySpec{
+	pre: func(n *notifier) {
+		c := n.c
+		if c.KE.Touch == nil || !c.KE.Watching() {
+			return
+		}
+		for _, k := range scriptKeys(c.Args) {
+			c.KE.Touch(c.Client.DB, k)
+		}
+	},
+	post: func(n *notifier) { n.c.Tracked = false },
+}
+
+// scriptKeys returns the declared keys of EVAL, EVALSHA and FCALL: numkeys, then the keys.
+func scriptKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	nk, err := ParseInt(args[2])
+	if err != nil || nk < 0 || int64(len(args)-3) < nk {
+		return nil
+	}
+	return args[3 : 3+nk]
+}
