@@ -77,13 +77,8 @@ func cmdExpire(c *Ctx) {
 		when += base
 	}
 	key := c.Args[1]
-	m, err := c.Txn.GetMeta(key)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Int(0)
+	m, ok := metaOrZero(c, c.Client.DB, key)
+	if !ok {
 		return
 	}
 	cur := m.Expire // 0: no expiry, which GT and LT treat as infinite
@@ -95,6 +90,7 @@ func cmdExpire(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
+	var err error
 	if when <= c.Txn.Now() {
 		_, err = c.Txn.Delete(key)
 	} else {

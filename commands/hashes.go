@@ -122,13 +122,8 @@ func cmdHGetAll(c *Ctx) {
 	if keys && vals {
 		header = c.W.Map
 	}
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeHash)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		header(0)
+	m, ok := keyMeta(c, storage.TypeHash, func() { header(0) })
+	if !ok {
 		return
 	}
 	replyCounted(c, int(m.Size), header, func() (int, error) {
@@ -156,30 +151,11 @@ func cmdHDel(c *Ctx) {
 	c.W.Int(n)
 }
 
-func cmdHLen(c *Ctx) {
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeHash)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(m.Size))
-}
+func cmdHLen(c *Ctx) { replySize(c, storage.TypeHash) }
 
 func cmdHExists(c *Ctx) {
 	_, ok, err := c.Txn.HashGet(c.Args[1], c.Args[2])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if ok {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
-	}
+	replyFlag(c, ok, err)
 }
 
 func cmdHStrlen(c *Ctx) {
@@ -344,13 +320,8 @@ func parseRandCount(c *Ctx, i int) (int64, bool) {
 
 func cmdHRandField(c *Ctx) {
 	if len(c.Args) == 2 {
-		m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeHash)
-		if err != nil || m == nil {
-			if err != nil {
-				c.Fail(err)
-			} else {
-				c.W.Null()
-			}
+		m, ok := keyMeta(c, storage.TypeHash, c.W.Null)
+		if !ok {
 			return
 		}
 		var field []byte

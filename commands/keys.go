@@ -108,13 +108,7 @@ func cmdMove(c *Ctx) {
 		return
 	}
 	key := c.Args[1]
-	m, err := c.Txn.GetMeta(key)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Int(0)
+	if _, ok := metaOrZero(c, c.Client.DB, key); !ok {
 		return
 	}
 	d, err := c.Txn.GetMetaIn(db, key)
@@ -166,13 +160,8 @@ func cmdCopy(c *Ctx) {
 		c.Txn.Abort()
 		c.Txn = c.Store.BeginExclusive(c.Client.DB)
 	}
-	m, err := c.Txn.GetMeta(src)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Int(0)
+	m, ok := metaOrZero(c, c.Client.DB, src)
+	if !ok {
 		return
 	}
 	d, err := c.Txn.GetMetaIn(db, dst)

@@ -2,6 +2,8 @@ package commands
 
 import (
 	"strings"
+
+	"github.com/strata-db/strata/storage"
 )
 
 func init() {
@@ -35,6 +37,53 @@ func countKeys(c *Ctx, op func(key []byte) (bool, error)) {
 		}
 	}
 	c.W.Int(n)
+}
+
+// keyMeta returns the metadata of the command's key (argument 1) as a collection of type typ.
+// When the key is absent it answers with absent, when the lookup fails with the error, and
+// then returns ok false.
+func keyMeta(c *Ctx, typ storage.Type, absent func()) (m *storage.Meta, ok bool) {
+	m, err := c.Txn.GetMetaOf(c.Args[1], typ)
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case m == nil:
+		absent()
+	}
+	return m, err == nil && m != nil
+}
+
+// metaOrZero returns the metadata of key in database db, answering 0 itself when the key is
+// absent (and the error when the lookup fails); ok is false then.
+func metaOrZero(c *Ctx, db int, key []byte) (m *storage.Meta, ok bool) {
+	m, err := c.Txn.GetMetaIn(db, key)
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case m == nil:
+		c.W.Int(0)
+	}
+	return m, err == nil && m != nil
+}
+
+// replyFlag answers 1 or 0 for ok, or the error.
+func replyFlag(c *Ctx, ok bool, err error) {
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case ok:
+		c.W.Int(1)
+	default:
+		c.W.Int(0)
+	}
+}
+
+// replySize answers the number of elements of the collection of type typ at the command's key:
+// HLEN, SCARD.
+func replySize(c *Ctx, typ storage.Type) {
+	if m, ok := keyMeta(c, typ, func() { c.W.Int(0) }); ok {
+		c.W.Int(int64(m.Size))
+	}
 }
 
 func cmdType(c *Ctx) {

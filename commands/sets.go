@@ -58,15 +58,7 @@ func cmdSRem(c *Ctx) {
 
 func cmdSIsMember(c *Ctx) {
 	ok, err := c.Txn.SetIsMember(c.Args[1], c.Args[2])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if ok {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
-	}
+	replyFlag(c, ok, err)
 }
 
 func cmdSMIsMember(c *Ctx) {
@@ -85,18 +77,7 @@ func cmdSMIsMember(c *Ctx) {
 	}
 }
 
-func cmdSCard(c *Ctx) {
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeSet)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(m.Size))
-}
+func cmdSCard(c *Ctx) { replySize(c, storage.TypeSet) }
 
 func cmdSPop(c *Ctx) {
 	switch {
@@ -138,13 +119,8 @@ func cmdSRandMember(c *Ctx) {
 		c.W.Error(ErrSyntax)
 		return
 	case len(c.Args) == 2:
-		m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeSet)
-		if err != nil || m == nil {
-			if err != nil {
-				c.Fail(err)
-			} else {
-				c.W.Null()
-			}
+		m, ok := keyMeta(c, storage.TypeSet, c.W.Null)
+		if !ok {
 			return
 		}
 		var mem []byte
@@ -184,15 +160,7 @@ func cmdSRandMember(c *Ctx) {
 
 func cmdSMove(c *Ctx) {
 	ok, err := c.Txn.SetMove(c.Args[1], c.Args[2], c.Args[3])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if ok {
-		c.W.Int(1)
-	} else {
-		c.W.Int(0)
-	}
+	replyFlag(c, ok, err)
 }
 
 // cmdSCombine serves SMEMBERS (SINTER of one key, as in Redis 7.0), SINTER, SUNION, SDIFF and
@@ -243,13 +211,8 @@ func cmdSCombine(c *Ctx) {
 }
 
 func cmdSMembers(c *Ctx) {
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeSet)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Set(0)
+	m, ok := keyMeta(c, storage.TypeSet, func() { c.W.Set(0) })
+	if !ok {
 		return
 	}
 	replyCounted(c, int(m.Size), c.W.Set, func() (int, error) {
