@@ -6,14 +6,17 @@ import (
 	"testing"
 )
 
-// TestImportLayers keeps the imports one way: cmd -> server -> commands -> storage -> goleveldb,
-// with config as a leaf. storage knows nothing of RESP or metrics; commands knows nothing of sockets.
+// TestImportLayers keeps the imports one way: cmd -> server -> replication -> commands ->
+// {scripting, acl} -> storage -> goleveldb, with config, rdb and internal/ as leaves. storage
+// knows nothing of RESP, Lua, ACLs or metrics; commands knows nothing of sockets.
 func TestImportLayers(t *testing.T) {
 	const mod = "github.com/strata-db/strata/"
 	forbidden := map[string][]string{
-		"storage":  {mod + "commands", mod + "server", mod + "config", "github.com/tidwall/redcon", "github.com/prometheus/", "net"},
-		"commands": {mod + "server", "github.com/tidwall/redcon"},
-		"config":   {mod + "storage", mod + "commands", mod + "server", "github.com/"},
+		"storage": {mod + "commands", mod + "server", mod + "config", mod + "replication", mod + "acl", mod + "scripting",
+			"github.com/tidwall/redcon", "github.com/prometheus/", "github.com/yuin/gopher-lua", "net"},
+		"commands":    {mod + "server", mod + "replication", "github.com/tidwall/redcon"},
+		"replication": {mod + "server", "github.com/tidwall/redcon", "github.com/prometheus/"},
+		"config":      {mod + "storage", mod + "commands", mod + "server", "github.com/"},
 		// internal/ holds leaves: nothing of Strata's, nothing outside the standard library.
 		"internal/glob": {mod, "github.com/"},
 	}
