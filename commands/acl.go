@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/internal/glob"
 )
 
@@ -26,7 +27,7 @@ import (
 // ACL LIST description follow Redis 7.0.15's acl.c.
 //
 // The command universe the rules range over is Strata's command table plus every Redis 7.0
-// command and subcommand of redisCmdMeta (introspect.go), with Redis's categories, so that
+// command and subcommand of cmddoc.Redis (internal/cmddoc), with Redis's categories, so that
 // rules naming commands Strata lacks are accepted and ACL LIST/GETUSER/CAT describe rules as
 // Redis does.
 
@@ -87,14 +88,14 @@ func buildACLTable() *aclTable {
 		if t.byName[name] != nil {
 			return
 		}
-		m, inRedis := redisCmdMeta[name]
+		m, inRedis := cmddoc.Redis[name]
 		e := &aclCmd{name: name, parent: parent, noAuth: noAuth, keyFlags: aclKeySpecs[name],
-			redis70: inRedis && !strings.HasPrefix(m.since, "7.2")}
+			redis70: inRedis && !strings.HasPrefix(m.Since, "7.2")}
 		for _, c := range commandACL(name, flags) {
 			e.cats |= aclCategoryBit(strings.TrimPrefix(c, "@"))
 		}
 		if parent != nil {
-			e.arity = redisCmdMeta[name].arity
+			e.arity = cmddoc.Redis[name].Arity
 			parent.subs = append(parent.subs, e)
 		} else {
 			t.top = append(t.top, e)
@@ -108,7 +109,7 @@ func buildACLTable() *aclTable {
 		}
 	}
 	var names []string
-	for name := range redisCmdMeta {
+	for name := range cmddoc.Redis {
 		names = append(names, name)
 	}
 	sort.Strings(names)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -342,7 +343,7 @@ func TestACLKeySpecsCoverCommands(t *testing.T) {
 		if cmd.FirstKey == 0 && cmd.Keys == nil {
 			continue
 		}
-		if _, redis := redisCmdMeta[cmd.Name]; !redis {
+		if _, redis := cmddoc.Redis[cmd.Name]; !redis {
 			continue
 		}
 		if _, ok := aclKeySpecs[cmd.Name]; ok {

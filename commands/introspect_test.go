@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/strata-db/strata/internal/cmddoc"
 )
 
 // TestCommandTableConsistency walks the whole command table and checks what COMMAND, the
@@ -130,13 +132,13 @@ func TestCommandMetaCoversContainers(t *testing.T) {
 			t.Fatalf("%s not registered", name)
 		}
 		for _, s := range cmd.Sub {
-			m, ok := redisCmdMeta[name+"|"+s]
-			if !ok || m.arity == 0 {
+			m, ok := cmddoc.Redis[name+"|"+s]
+			if !ok || m.Arity == 0 {
 				t.Errorf("%s|%s: no metadata", name, s)
 			}
 		}
 	}
-	if got := fmt.Sprint(len(redisCmdMeta) > 300); got != "true" {
-		t.Errorf("metadata table has %d entries", len(redisCmdMeta))
+	if got := fmt.Sprint(len(cmddoc.Redis) > 300); got != "true" {
+		t.Errorf("metadata table has %d entries", len(cmddoc.Redis))
 	}
 }
