@@ -2,8 +2,9 @@ package commands
 
 import (
 	"bytes"
-	"math"
 	"strings"
+
+	"github.com/strata-db/strata/internal/bitops"
 )
 
 // parseBitfieldType parses a BITFIELD type: i1..i64 or u1..u63.
@@ -23,134 +24,6 @@ func parseBitfieldType(arg []byte) (signed bool, width int, ok bool) {
 	return signed, int(n), true
 }
 
-// getUnsignedBitfield reads width bits at bit offset off, most significant first. p must hold
-// them all.
-func getUnsignedBitfield(p []byte, off uint64, width int) uint64 {
-	var v uint64
-	for j := 0; j < width; j++ {
-		v = v<<1 | uint64(p[off>>3]>>(7-off&7))&1
-		off++
-	}
-	return v
-}
-
-// getSignedBitfield reads width bits at bit offset off as a two's complement integer.
-func getSignedBitfield(p []byte, off uint64, width int) int64 {
-	v := getUnsignedBitfield(p, off, width)
-	if width < 64 && v&(1<<(width-1)) != 0 {
-		v |= math.MaxUint64 << width
-	}
-	return int64(v)
-}
-
-// setUnsignedBitfield writes the low width bits of v at bit offset off, most significant first.
-// p must hold them all.
-func setUnsignedBitfield(p []byte, off uint64, width int, v uint64) {
-	for j := width - 1; j >= 0; j-- {
-		shift := 7 - off&7
-		if v>>j&1 != 0 {
-			p[off>>3] |= 1 << shift
-		} else {
-			p[off>>3] &^= 1 << shift
-		}
-		off++
-	}
-}
-
-// setSignedBitfield writes v as a width-bit two's complement integer at bit offset off.
-func setSignedBitfield(p []byte, off uint64, width int, v int64) {
-	setUnsignedBitfield(p, off, width, uint64(v))
-}
-
-// getBitfieldPadded reads a field as BITFIELD GET does: bits past the end of p are zero. An
-// unsigned field (at most 63 bits) always fits the int64 result.
-func getBitfieldPadded(p []byte, off uint64, width int, signed bool) int64 {
-	var buf [9]byte
-	b := off >> 3
-	if b < uint64(len(p)) {
-		copy(buf[:], p[b:])
-	}
-	if signed {
-		return getSignedBitfield(buf[:], off-b*8, width)
-	}
-	return int64(getUnsignedBitfield(buf[:], off-b*8, width))
-}
-
-// checkUnsignedOverflow reports whether value+incr overflows a width-bit unsigned field: 1 above
-// the maximum, -1 below zero, 0 not at all. On overflow *limit receives the wrapped or saturated
-// value (for WRAP and SAT). It follows Redis's checkUnsignedBitfieldOverflow, quirks included:
-// a value that is already out of range (SET u8 with -1) counts as an overflow upwards.
-func checkUnsignedOverflow(value uint64, incr int64, width int, ow int, limit *uint64) int {
-	max := uint64(1)<<width - 1
-	if width == 64 {
-		max = math.MaxUint64
-	}
-	maxincr := int64(max - value)
-	minincr := -int64(value)
-	if value > max || incr > 0 && incr > maxincr {
-		switch ow {
-		case overflowWrap:
-			*limit = (value + uint64(incr)) &^ (math.MaxUint64 << width)
-		case overflowSat:
-			*limit = max
-		}
-		return 1
-	}
-	if incr < 0 && incr < minincr {
-		switch ow {
-		case overflowWrap:
-			*limit = (value + uint64(incr)) &^ (math.MaxUint64 << width)
-		case overflowSat:
-			*limit = 0
-		}
-		return -1
-	}
-	return 0
-}
-
-// checkSignedOverflow is checkUnsignedOverflow for width-bit two's complement fields, following
-// Redis's checkSignedBitfieldOverflow (including its wrapping intermediate arithmetic).
-func checkSignedOverflow(value, incr int64, width int, ow int, limit *int64) int {
-	max := int64(1)<<(width-1) - 1
-	if width == 64 {
-		max = math.MaxInt64
-	}
-	min := -max - 1
-	maxincr := int64(uint64(max) - uint64(value))
-	minincr := min - value
-	wrap := func() {
-		c := uint64(value) + uint64(incr)
-		if width < 64 {
-			mask := uint64(math.MaxUint64) << width
-			if c&(1<<(width-1)) != 0 {
-				c |= mask
-			} else {
-				c &^= mask
-			}
-		}
-		*limit = int64(c)
-	}
-	if value > max || width != 64 && incr > maxincr || value >= 0 && incr > 0 && incr > maxincr {
-		switch ow {
-		case overflowWrap:
-			wrap()
-		case overflowSat:
-			*limit = max
-		}
-		return 1
-	}
-	if value < min || width != 64 && incr < minincr || value < 0 && incr < 0 && incr < minincr {
-		switch ow {
-		case overflowWrap:
-			wrap()
-		case overflowSat:
-			*limit = min
-		}
-		return -1
-	}
-	return 0
-}
-
 // bitfieldOp is one parsed GET, SET or INCRBY of BITFIELD.
 type bitfieldOp struct {
 	op     byte // 'g', 's' or 'i'
@@ -163,7 +36,7 @@ type bitfieldOp struct {
 
 func cmdBitField(c *Ctx) {
 	var ops []bitfieldOp
-	ow := overflowWrap
+	ow := bitops.Wrap
 	readonly := true
 	var highest uint64 // highest bit written
 	for j := 2; j < len(c.Args); j++ {
@@ -180,11 +53,11 @@ func cmdBitField(c *Ctx) {
 			j++
 			switch strings.ToLower(c.Arg(j)) {
 			case "wrap":
-				ow = overflowWrap
+				ow = bitops.Wrap
 			case "sat":
-				ow = overflowSat
+				ow = bitops.Sat
 			case "fail":
-				ow = overflowFail
+				ow = bitops.Fail
 			default:
 				c.W.Error(ErrBitfieldOvfType)
 				return
@@ -251,13 +124,13 @@ func cmdBitField(c *Ctx) {
 	for _, o := range ops {
 		switch {
 		case o.op == 'g':
-			c.W.Int(getBitfieldPadded(v, o.off, o.width, o.signed))
+			c.W.Int(bitops.GetPadded(v, o.off, o.width, o.signed))
 		case o.signed:
-			old := getSignedBitfield(v, o.off, o.width)
+			old := bitops.GetSigned(v, o.off, o.width)
 			var nv, wrapped, ret int64
 			var overflow int
 			if o.op == 'i' {
-				overflow = checkSignedOverflow(old, o.arg, o.width, o.ow, &wrapped)
+				overflow = bitops.CheckSignedOverflow(old, o.arg, o.width, o.ow, &wrapped)
 				nv = old + o.arg
 				if overflow != 0 {
 					nv = wrapped
@@ -265,39 +138,39 @@ func cmdBitField(c *Ctx) {
 				ret = nv
 			} else {
 				nv = o.arg
-				if overflow = checkSignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
+				if overflow = bitops.CheckSignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
 					nv = wrapped
 				}
 				ret = old
 			}
-			if overflow != 0 && o.ow == overflowFail {
+			if overflow != 0 && o.ow == bitops.Fail {
 				c.W.Null()
 				continue
 			}
-			setSignedBitfield(v, o.off, o.width, nv)
+			bitops.SetSigned(v, o.off, o.width, nv)
 			c.W.Int(ret)
 		default:
-			old := getUnsignedBitfield(v, o.off, o.width)
+			old := bitops.GetUnsigned(v, o.off, o.width)
 			var nv, wrapped, ret uint64
 			var overflow int
 			if o.op == 'i' {
 				nv = old + uint64(o.arg)
-				if overflow = checkUnsignedOverflow(old, o.arg, o.width, o.ow, &wrapped); overflow != 0 {
+				if overflow = bitops.CheckUnsignedOverflow(old, o.arg, o.width, o.ow, &wrapped); overflow != 0 {
 					nv = wrapped
 				}
 				ret = nv
 			} else {
 				nv = uint64(o.arg)
-				if overflow = checkUnsignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
+				if overflow = bitops.CheckUnsignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
 					nv = wrapped
 				}
 				ret = old
 			}
-			if overflow != 0 && o.ow == overflowFail {
+			if overflow != 0 && o.ow == bitops.Fail {
 				c.W.Null()
 				continue
 			}
-			setUnsignedBitfield(v, o.off, o.width, nv)
+			bitops.SetUnsigned(v, o.off, o.width, nv)
 			c.W.Int(int64(ret))
 		}
 	}

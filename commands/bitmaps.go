@@ -1,10 +1,9 @@
 package commands
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"strings"
 
+	"github.com/strata-db/strata/internal/bitops"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -48,104 +47,6 @@ func parseBitOffset(arg []byte, hash bool, width int, limit int64) (uint64, bool
 		return 0, false
 	}
 	return uint64(n), true
-}
-
-// getBit returns bit off of p (0 for bits past the end). Bit 0 is the most significant bit of p[0].
-func getBit(p []byte, off uint64) int {
-	b := off >> 3
-	if b >= uint64(len(p)) {
-		return 0
-	}
-	return int(p[b]>>(7-off&7)) & 1
-}
-
-// BITFIELD overflow behaviours.
-const (
-	overflowWrap = iota
-	overflowSat
-	overflowFail
-)
-
-// countBits returns the number of set bits of p between bit positions from and to, inclusive.
-// The positions must lie inside p and from <= to.
-func countBits(p []byte, from, to int64) int64 {
-	first, last := from>>3, to>>3
-	var n int64
-	q := p[first : last+1]
-	for len(q) >= 8 {
-		n += int64(bits.OnesCount64(binary.LittleEndian.Uint64(q)))
-		q = q[8:]
-	}
-	for _, b := range q {
-		n += int64(bits.OnesCount8(b))
-	}
-	// Take off the bits of the edge bytes that lie outside the range.
-	n -= int64(bits.OnesCount8(p[first] &^ (0xff >> (from & 7))))
-	n -= int64(bits.OnesCount8(p[last] &^ (0xff << (7 - to&7))))
-	return n
-}
-
-// findBit returns the position of the first bit equal to bit in p between bit positions from
-// and to, inclusive, or -1 if there is none. The positions must lie inside p and from <= to.
-func findBit(p []byte, from, to int64, bit int) int64 {
-	var flip byte // xor makes the bit we look for a 1
-	if bit == 0 {
-		flip = 0xff
-	}
-	first, last := from>>3, to>>3
-	for i := first; i <= last; i++ {
-		if i > first && i+8 <= last {
-			// Whole bytes inside the range: skip eight at a time while none matches.
-			w := binary.BigEndian.Uint64(p[i:])
-			if bit == 0 {
-				w = ^w
-			}
-			if w == 0 {
-				i += 7
-				continue
-			}
-			return i*8 + int64(bits.LeadingZeros64(w))
-		}
-		v := p[i] ^ flip
-		if i == first {
-			v &= 0xff >> (from & 7)
-		}
-		if i == last {
-			v &= 0xff << (7 - to&7)
-		}
-		if v != 0 {
-			return i*8 + int64(bits.LeadingZeros8(v))
-		}
-	}
-	return -1
-}
-
-// bitRange turns Redis's start/end arguments into an inclusive range of bit positions over a
-// string of n bytes, as BITCOUNT and BITPOS do: negative values count from the end, the range is
-// clamped to the string, and isBit selects bit rather than byte units. ok is false for an empty
-// range.
-func bitRange(n, start, end int64, isBit bool) (from, to int64, ok bool) {
-	total := n
-	if isBit {
-		total <<= 3
-	}
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	start, end = max(start, 0), max(end, 0)
-	if end >= total {
-		end = total - 1
-	}
-	if start > end {
-		return 0, 0, false
-	}
-	if isBit {
-		return start, end, true
-	}
-	return start * 8, end*8 + 7, true
 }
 
 // parseBitUnit parses the BYTE|BIT argument of BITCOUNT and BITPOS.
@@ -206,13 +107,13 @@ func cmdSetBit(c *Ctx) {
 		}
 		at = m.Expire
 	}
-	if off>>3 < uint64(len(cur)) && getBit(cur, off) == int(on) {
+	if off>>3 < uint64(len(cur)) && bitops.Get(cur, off) == int(on) {
 		// Nothing changes: skip rewriting the string.
 		c.W.Int(on)
 		return
 	}
 	v := grownCopy(cur, off>>3)
-	old := getBit(v, off)
+	old := bitops.Get(v, off)
 	if on == 1 {
 		v[off>>3] |= 1 << (7 - off&7)
 	} else {
@@ -236,7 +137,7 @@ func cmdGetBit(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	c.W.Int(int64(getBit(v, off)))
+	c.W.Int(int64(bitops.Get(v, off)))
 }
 
 func cmdBitCount(c *Ctx) {
@@ -275,7 +176,7 @@ func cmdBitCount(c *Ctx) {
 			c.W.Int(0)
 			return
 		}
-		from, to, nonEmpty = bitRange(n, start, end, isBit)
+		from, to, nonEmpty = bitops.Range(n, start, end, isBit)
 	default:
 		c.W.Error(ErrSyntax)
 		return
@@ -284,7 +185,7 @@ func cmdBitCount(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	c.W.Int(countBits(v, from, to))
+	c.W.Int(bitops.Count(v, from, to))
 }
 
 func cmdBitPos(c *Ctx) {
@@ -331,7 +232,7 @@ func cmdBitPos(c *Ctx) {
 			}
 			endGiven = true
 		}
-		from, to, nonEmpty = bitRange(n, start, end, isBit)
+		from, to, nonEmpty = bitops.Range(n, start, end, isBit)
 	default:
 		c.W.Error(ErrSyntax)
 		return
@@ -340,7 +241,7 @@ func cmdBitPos(c *Ctx) {
 		c.W.Int(-1)
 		return
 	}
-	pos := findBit(v, from, to, int(bit))
+	pos := bitops.Find(v, from, to, int(bit))
 	if pos < 0 && bit == 0 && !endGiven {
 		// Looking for a clear bit in a run of ones with no end given: the string is taken as
 		// padded with zeros on the right, so the answer is the first bit after the range.
@@ -430,4 +331,181 @@ func cmdBitOp(c *Ctx) {
 		return
 	}
 	c.W.Int(int64(maxLen))
+}
+
+// parseBitfieldType parses a BITFIELD type: i1..i64 or u1..u63.
+func parseBitfieldType(arg []byte) (signed bool, width int, ok bool) {
+	// Redis reads the type as a C string: it ends at the first NUL.
+	if i := strings.IndexByte(string(arg), 0); i >= 0 {
+		arg = arg[:i]
+	}
+	if len(arg) == 0 || arg[0] != 'i' && arg[0] != 'u' {
+		return false, 0, false
+	}
+	signed = arg[0] == 'i'
+	n, err := ParseInt(arg[1:])
+	if err != nil || n < 1 || signed && n > 64 || !signed && n > 63 {
+		return false, 0, false
+	}
+	return signed, int(n), true
+}
+
+// bitfieldOp is one parsed GET, SET or INCRBY of BITFIELD.
+type bitfieldOp struct {
+	op     byte // 'g', 's' or 'i'
+	signed bool
+	width  int
+	off    uint64
+	arg    int64 // SET value or INCRBY increment
+	ow     int
+}
+
+func cmdBitField(c *Ctx) {
+	var ops []bitfieldOp
+	ow := bitops.Wrap
+	readonly := true
+	var highest uint64 // highest bit written
+	for j := 2; j < len(c.Args); j++ {
+		rem := len(c.Args) - j - 1
+		var op byte
+		switch sub := strings.ToLower(c.Arg(j)); {
+		case sub == "get" && rem >= 2:
+			op = 'g'
+		case sub == "set" && rem >= 3:
+			op = 's'
+		case sub == "incrby" && rem >= 3:
+			op = 'i'
+		case sub == "overflow" && rem >= 1:
+			j++
+			switch strings.ToLower(c.Arg(j)) {
+			case "wrap":
+				ow = bitops.Wrap
+			case "sat":
+				ow = bitops.Sat
+			case "fail":
+				ow = bitops.Fail
+			default:
+				c.W.Error(ErrBitfieldOvfType)
+				return
+			}
+			continue
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+		signed, width, ok := parseBitfieldType(c.Args[j+1])
+		if !ok {
+			c.W.Error(ErrBitfieldType)
+			return
+		}
+		off, ok := parseBitOffset(c.Args[j+2], true, width, stringLimit(c))
+		if !ok {
+			c.W.Error(ErrBitOffset)
+			return
+		}
+		o := bitfieldOp{op: op, signed: signed, width: width, off: off, ow: ow}
+		if op != 'g' {
+			readonly = false
+			highest = max(highest, off+uint64(width)-1)
+			if o.arg, ok = c.Int(j + 3); !ok {
+				return
+			}
+			j++
+		}
+		ops = append(ops, o)
+		j += 2
+	}
+
+	var v, cur []byte
+	var at int64
+	exists := false
+	if readonly {
+		var err error
+		if v, _, err = c.Txn.GetString(c.Args[1]); err != nil {
+			c.Fail(err)
+			return
+		}
+	} else {
+		if c.Cmd.Name == "bitfield_ro" {
+			c.W.Error(ErrBitfieldRO)
+			return
+		}
+		m, ok := stringMeta(c, c.Args[1])
+		if !ok {
+			return
+		}
+		if m != nil {
+			var err error
+			if cur, err = c.Txn.StringValue(m); err != nil {
+				c.Fail(err)
+				return
+			}
+			at, exists = m.Expire, true
+		}
+		v = grownCopy(cur, highest>>3)
+	}
+
+	start := c.W.Len()
+	c.W.Array(len(ops))
+	for _, o := range ops {
+		switch {
+		case o.op == 'g':
+			c.W.Int(bitops.GetPadded(v, o.off, o.width, o.signed))
+		case o.signed:
+			old := bitops.GetSigned(v, o.off, o.width)
+			var nv, wrapped, ret int64
+			var overflow int
+			if o.op == 'i' {
+				overflow = bitops.CheckSignedOverflow(old, o.arg, o.width, o.ow, &wrapped)
+				nv = old + o.arg
+				if overflow != 0 {
+					nv = wrapped
+				}
+				ret = nv
+			} else {
+				nv = o.arg
+				if overflow = bitops.CheckSignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
+					nv = wrapped
+				}
+				ret = old
+			}
+			if overflow != 0 && o.ow == bitops.Fail {
+				c.W.Null()
+				continue
+			}
+			bitops.SetSigned(v, o.off, o.width, nv)
+			c.W.Int(ret)
+		default:
+			old := bitops.GetUnsigned(v, o.off, o.width)
+			var nv, wrapped, ret uint64
+			var overflow int
+			if o.op == 'i' {
+				nv = old + uint64(o.arg)
+				if overflow = bitops.CheckUnsignedOverflow(old, o.arg, o.width, o.ow, &wrapped); overflow != 0 {
+					nv = wrapped
+				}
+				ret = nv
+			} else {
+				nv = uint64(o.arg)
+				if overflow = bitops.CheckUnsignedOverflow(nv, 0, o.width, o.ow, &wrapped); overflow != 0 {
+					nv = wrapped
+				}
+				ret = old
+			}
+			if overflow != 0 && o.ow == bitops.Fail {
+				c.W.Null()
+				continue
+			}
+			bitops.SetUnsigned(v, o.off, o.width, nv)
+			c.W.Int(int64(ret))
+		}
+	}
+	if !readonly && !(exists && bytes.Equal(v, cur)) {
+		// Written only when the key is created, grown or changed: SET of the bits already
+		// there changes nothing, emits no event and touches no WATCH.
+		if err := c.Txn.SetString(c.Args[1], v, at); err != nil {
+			c.W.Truncate(start)
+			c.Fail(err)
+		}
+	}
 }
