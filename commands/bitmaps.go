@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/strata-db/strata/internal/bitops"
