@@ -3,12 +3,14 @@ package commands_test
 import (
 	"testing"
 	"time"
+
+	"github.com/strata-db/strata/commands"
 )
 
 // TestExpireMillisecondPrecision: PEXPIRE keeps milliseconds, and a key is gone the moment its
 // time passes, for every command, before any background work.
 func TestExpireMillisecondPrecision(t *testing.T) {
-	s := ksStore(t) // no background expiry: visibility must not depend on it
+	s := commands.TestStore(t) // no background expiry: visibility must not depend on it
 	ksOK(t, s, 0, "SET", "k", "v")
 	ksOK(t, s, 0, "HSET", "h", "f", "v")
 	start := time.Now()
@@ -63,7 +65,7 @@ func TestExpireMillisecondPrecision(t *testing.T) {
 // TestExpireInThePastDeletesCollections: a time in the past deletes a collection of any size at
 // once (its elements go to the collector), and TTL/PERSIST semantics hold on every type.
 func TestExpireInThePastDeletesCollections(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	ksFill(t, s, 0, "hash", "h", 20000)
 	ksFill(t, s, 0, "set", "s", 20000)
 	ksFill(t, s, 0, "zset", "z", 20000)

@@ -8,42 +8,19 @@ import (
 	"github.com/strata-db/strata/storage"
 )
 
-// collStore opens a store for the hash and set command tests.
-func collStore(t testing.TB) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 2, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// collDo runs one command through the dispatcher in protocol proto and returns the raw reply.
-func collDo(t testing.TB, s *storage.Store, proto int, args ...string) string {
-	t.Helper()
-	bargs := make([][]byte, len(args))
-	for i, a := range args {
-		bargs[i] = []byte(a)
-	}
-	c := &Ctx{Args: bargs, Client: &Client{Proto: proto}, Store: s, W: &Writer{Proto: proto}}
-	Dispatch(c, false)
-	return string(c.W.Bytes())
-}
-
 // collExpect runs each {command, reply} pair and checks the raw replies.
 func collExpect(t *testing.T, s *storage.Store, proto int, steps [][2]string) {
 	t.Helper()
 	for _, st := range steps {
 		args := strings.Fields(st[0])
-		if got := collDo(t, s, proto, args...); got != st[1] {
+		if got := replyOf(s, proto, args...); got != st[1] {
 			t.Errorf("RESP%d %s:\n got  %q\n want %q", proto, st[0], got, st[1])
 		}
 	}
 }
 
 func TestHashRepliesRESP2AndRESP3(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"HSET h b 2 a 1", ":2\r\n"},
 		{"HGETALL h", "*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n"},
@@ -74,7 +51,7 @@ func TestHashRepliesRESP2AndRESP3(t *testing.T) {
 	})
 	// Whole-hash picks may come in any order; check the shape of random ones.
 	for _, proto := range []int{2, 3} {
-		got := collDo(t, s, proto, "HRANDFIELD", "h", "-4", "WITHVALUES")
+		got := replyOf(s, proto, "HRANDFIELD", "h", "-4", "WITHVALUES")
 		want := "*8\r\n"
 		if proto == 3 {
 			want = "*4\r\n*2\r\n"
@@ -86,7 +63,7 @@ func TestHashRepliesRESP2AndRESP3(t *testing.T) {
 }
 
 func TestHashErrorsWriteNothing(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"HSET h a 1 b", "-ERR wrong number of arguments for 'hset' command\r\n"},
 		{"HMSET h a 1 b", "-ERR wrong number of arguments for 'hmset' command\r\n"},
@@ -160,7 +137,7 @@ func TestParseHashLongDouble(t *testing.T) {
 // TestHIncrByFloatLongDouble checks results that differ between float64 and x87 long double
 // arithmetic (values taken from redis-server 7.0).
 func TestHIncrByFloatLongDouble(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"HINCRBYFLOAT h z 0.1", "$3\r\n0.1\r\n"},
 		{"HINCRBYFLOAT h z 0.2", "$3\r\n0.3\r\n"},
@@ -168,25 +145,25 @@ func TestHIncrByFloatLongDouble(t *testing.T) {
 		{"HINCRBYFLOAT h x 0.1", "$4\r\n10.6\r\n"},
 	})
 	// 1e300 rounded to a 64-bit mantissa, printed exactly by %.17Lf (redis-server's reply).
-	got := collDo(t, s, 2, "HINCRBYFLOAT", "h", "e", "1e300")
+	got := replyOf(s, 2, "HINCRBYFLOAT", "h", "e", "1e300")
 	if want := "$301\r\n100000000000000000000899732407955919387052394427329074793826008232126564659618093575584915208375049719035037250861427483"; !strings.HasPrefix(got, want) {
 		t.Errorf("HINCRBYFLOAT h e 1e300 = %q, want prefix %q", got, want)
 	}
 }
 
 func BenchmarkHSetExistingField(b *testing.B) {
-	s := collStore(b)
-	collDo(b, s, 2, "HSET", "myhash", "element:1", "xxx")
+	s := testStore(b)
+	replyOf(s, 2, "HSET", "myhash", "element:1", "xxx")
 	for b.Loop() {
-		collDo(b, s, 2, "HSET", "myhash", "element:1", "xxx")
+		replyOf(s, 2, "HSET", "myhash", "element:1", "xxx")
 	}
 }
 
 func BenchmarkHSetNewFields(b *testing.B) {
-	s := collStore(b)
+	s := testStore(b)
 	i := 0
 	for b.Loop() {
 		i++
-		collDo(b, s, 2, "HSET", "myhash", "element:"+strconv.Itoa(i), "xxx")
+		replyOf(s, 2, "HSET", "myhash", "element:"+strconv.Itoa(i), "xxx")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/internal/testutil"
 	"github.com/strata-db/strata/storage"
 )
@@ -20,7 +21,7 @@ func ksInvariants(t testing.TB, s *storage.Store) {
 // TestRenameAndMoveAreO1: RENAME, RENAMENX and MOVE of a large hash take about as long as
 // renaming a string (they move one metadata record), and the elements follow the key.
 func TestRenameAndMoveAreO1(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	const n = 100_000
 	ksFill(t, s, 0, "hash", "big", n)
 	ksOK(t, s, 0, "SET", "small", "v")
@@ -58,7 +59,7 @@ func TestRenameAndMoveAreO1(t *testing.T) {
 // TestCopyAndReplaceAcrossDatabases: COPY duplicates a collection under a new object, so the
 // copies evolve apart, and replacing or deleting either reclaims only what it should.
 func TestCopyAndReplaceAcrossDatabases(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	ksFill(t, s, 0, "zset", "z", 3000)
 	ksOK(t, s, 0, "EXPIREAT", "z", "4102444800")
 	ksFill(t, s, 2, "hash", "dst", 2000)
@@ -106,7 +107,7 @@ func TestObjectEncodingThresholds(t *testing.T) {
 		t.Skip("redis-server not installed")
 	}
 	rc := testutil.Connect(t, inst.Addr)
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	long := strings.Repeat("x", 65)
 	cmds := [][]string{}
 	add := func(args ...string) { cmds = append(cmds, args) }

@@ -10,16 +10,6 @@ import (
 	"github.com/strata-db/strata/storage"
 )
 
-func listTestStore(t testing.TB) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 2, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // listRun runs one command through the dispatcher and returns its context.
 func listRun(s *storage.Store, proto int, nonBlocking bool, onBlock func(*Ctx), args ...string) *Ctx {
 	bargs := make([][]byte, len(args))
@@ -68,7 +58,7 @@ func TestListReplyShapes(t *testing.T) {
 		{"BLMPOP 0 1 nokey LEFT", "*-1\r\n", "_\r\n", true},
 	}
 	for _, proto := range []int{2, 3} {
-		s := listTestStore(t)
+		s := testStore(t)
 		for _, r := range rows {
 			want := r.resp2
 			if proto == 3 {
@@ -185,7 +175,7 @@ func TestListNumKeysExtraction(t *testing.T) {
 // TestListBlockRequests checks what the blocking commands ask of the dispatcher on empty lists:
 // the keys and timeout, no reply, and OnBlock called while the keys are still locked.
 func TestListBlockRequests(t *testing.T) {
-	s := listTestStore(t)
+	s := testStore(t)
 	cases := []struct {
 		cmd     string
 		keys    string
@@ -238,7 +228,7 @@ func TestListBlockRequests(t *testing.T) {
 }
 
 func TestListSignals(t *testing.T) {
-	s := listTestStore(t)
+	s := testStore(t)
 	cases := []struct {
 		cmd, ready string
 	}{
@@ -264,7 +254,7 @@ func TestListSignals(t *testing.T) {
 // TestListErrorsWriteNothing: a command that answers an error leaves the keyspace as it was,
 // even when it had already popped (LMOVE onto a wrong-type destination).
 func TestListErrorsWriteNothing(t *testing.T) {
-	s := listTestStore(t)
+	s := testStore(t)
 	listDo(s, 2, "RPUSH", "src", "a", "b")
 	listDo(s, 2, "SET", "str", "v")
 	for _, cmd := range []string{"LMOVE src str LEFT LEFT", "RPOPLPUSH src str", "BLMOVE src str LEFT LEFT 0",
@@ -287,7 +277,7 @@ func TestListErrorsWriteNothing(t *testing.T) {
 // TestListConcurrentPushPop runs pushers and poppers on one list and checks that every element
 // comes out exactly once and the list is gone at the end.
 func TestListConcurrentPushPop(t *testing.T) {
-	s := listTestStore(t)
+	s := testStore(t)
 	const pushers, per = 4, 250
 	var wg sync.WaitGroup
 	for p := 0; p < pushers; p++ {

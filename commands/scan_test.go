@@ -21,28 +21,13 @@ import (
 
 // ---- helpers shared by scan_test.go, keys_test.go and expire_test.go (prefix ks) ----
 
-func ksStore(t testing.TB) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // ksDo runs one command in database db through the dispatcher and parses the reply.
 func ksDo(t testing.TB, s *storage.Store, db int, args ...string) testutil.Reply {
 	t.Helper()
-	bargs := make([][]byte, len(args))
-	for i, a := range args {
-		bargs[i] = []byte(a)
-	}
-	c := &commands.Ctx{Args: bargs, Client: &commands.Client{DB: db, Proto: 2}, Store: s, W: &commands.Writer{Proto: 2}}
-	commands.Dispatch(c, false)
-	r, err := testutil.ReadReply(bufio.NewReader(bytes.NewReader(c.W.Bytes())))
+	raw := commands.RunCommand(s, 2, db, args...)
+	r, err := testutil.ReadReply(bufio.NewReader(bytes.NewReader(raw)))
 	if err != nil {
-		t.Fatalf("%v: %v (%q)", args, err, c.W.Bytes())
+		t.Fatalf("%v: %v (%q)", args, err, raw)
 	}
 	return r
 }
@@ -174,7 +159,7 @@ func TestGlobMatchAgainstRedis(t *testing.T) {
 // ---- SCAN ----
 
 func TestScanPagesThroughEveryKeyOnce(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	args := []string{"MSET"}
 	for i := 0; i < 1000; i++ {
 		args = append(args, fmt.Sprintf("key:%04d", i), "v")
@@ -223,7 +208,7 @@ func TestScanPagesThroughEveryKeyOnce(t *testing.T) {
 // TestScanGuaranteeUnderWrites: keys present for the whole scan are each returned at least once
 // while other clients add and delete keys all around them.
 func TestScanGuaranteeUnderWrites(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	stable := map[string]bool{}
 	args := []string{"MSET"}
 	for i := 0; i < 2000; i++ {
@@ -268,7 +253,7 @@ func TestScanGuaranteeUnderWrites(t *testing.T) {
 // TestScanUnknownCursor: a cursor the server does not know resumes at its 4-byte key prefix, no
 // later than where the scan stopped, and a small made-up number restarts from the beginning.
 func TestScanUnknownCursor(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	args := []string{"MSET"}
 	for i := 0; i < 300; i++ {
 		args = append(args, fmt.Sprintf("%c%c:%03d", 'a'+i/100, 'a'+i%7, i), "v")
@@ -313,7 +298,7 @@ func TestScanUnknownCursor(t *testing.T) {
 // ---- HSCAN, SSCAN, ZSCAN ----
 
 func TestCollectionScansPage(t *testing.T) {
-	s := ksStore(t)
+	s := commands.TestStore(t)
 	ksFill(t, s, 0, "hash", "h", 1500)
 	ksFill(t, s, 0, "set", "s", 1500)
 	ksFill(t, s, 0, "zset", "z", 1500)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestSetRepliesRESP2AndRESP3(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"SADD s c a b", ":3\r\n"},
 		{"SADD t b c d", ":3\r\n"},
@@ -51,7 +51,7 @@ func TestSetRepliesRESP2AndRESP3(t *testing.T) {
 		{"SPOP t 1", "~1\r\n"},
 		{"SPOP t 10", "~2\r\n"},
 	} {
-		if got := collDo(t, s, 3, strings.Fields(c.cmd)...); !strings.HasPrefix(got, c.prefix) || strings.Count(got, "$1\r\n") != int(c.prefix[1]-'0') {
+		if got := replyOf(s, 3, strings.Fields(c.cmd)...); !strings.HasPrefix(got, c.prefix) || strings.Count(got, "$1\r\n") != int(c.prefix[1]-'0') {
 			t.Errorf("RESP3 %s = %q, want %s and as many members", c.cmd, got, c.prefix)
 		}
 	}
@@ -59,7 +59,7 @@ func TestSetRepliesRESP2AndRESP3(t *testing.T) {
 }
 
 func TestSetCommandErrors(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"SADD s a b c", ":3\r\n"},
 		{"SPOP s -1", "-ERR value is out of range, must be positive\r\n"},
@@ -117,7 +117,7 @@ func TestSInterCardKeys(t *testing.T) {
 // TestSetStoreDestinationIsSource checks that a *STORE whose destination is one of its sources
 // reads the old members and replaces them in one command.
 func TestSetStoreDestinationIsSource(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
 		{"SADD a 1 2 3", ":3\r\n"},
 		{"SADD b 2 3 4", ":3\r\n"},
@@ -132,7 +132,7 @@ func TestSetStoreDestinationIsSource(t *testing.T) {
 // TestSetSizesStayExactUnderConcurrency runs writers on a few keys at once and then checks that
 // every set's SCARD matches its members and every hash's HLEN its fields.
 func TestSetSizesStayExactUnderConcurrency(t *testing.T) {
-	s := collStore(t)
+	s := testStore(t)
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
@@ -158,7 +158,7 @@ func TestSetSizesStayExactUnderConcurrency(t *testing.T) {
 				default:
 					args = []string{"HDEL", "h" + k, m}
 				}
-				if got := collDo(t, s, 2, args...); strings.HasPrefix(got, "-") {
+				if got := replyOf(s, 2, args...); strings.HasPrefix(got, "-") {
 					t.Errorf("%v: %q", args, got)
 				}
 			}
@@ -167,13 +167,13 @@ func TestSetSizesStayExactUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	for i := 0; i < 3; i++ {
 		k := "s" + strconv.Itoa(i)
-		card := collDo(t, s, 2, "SCARD", k)
-		members := collDo(t, s, 2, "SMEMBERS", k)
+		card := replyOf(s, 2, "SCARD", k)
+		members := replyOf(s, 2, "SMEMBERS", k)
 		if want := ":" + strings.TrimPrefix(strings.SplitN(members, "\r\n", 2)[0], "*") + "\r\n"; card != want {
 			t.Errorf("SCARD %s = %q, SMEMBERS header %q", k, card, members[:min(len(members), 10)])
 		}
-		hlen := collDo(t, s, 2, "HLEN", "h"+k)
-		keys := collDo(t, s, 2, "HKEYS", "h"+k)
+		hlen := replyOf(s, 2, "HLEN", "h"+k)
+		keys := replyOf(s, 2, "HKEYS", "h"+k)
 		if want := ":" + strings.TrimPrefix(strings.SplitN(keys, "\r\n", 2)[0], "*") + "\r\n"; hlen != want {
 			t.Errorf("HLEN h%s = %q, HKEYS header %q", k, hlen, keys[:min(len(keys), 10)])
 		}

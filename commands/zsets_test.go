@@ -6,40 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/strata-db/strata/storage"
 )
-
-// zTestStore opens a store for the sorted-set command tests.
-func zTestStore(t testing.TB) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 2, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// zDo runs one command through the dispatcher in protocol proto and returns the raw reply.
-func zDo(t testing.TB, s *storage.Store, proto int, args ...string) string {
-	t.Helper()
-	bargs := make([][]byte, len(args))
-	for i, a := range args {
-		bargs[i] = []byte(a)
-	}
-	c := &Ctx{Args: bargs, Client: &Client{Proto: proto}, Store: s, W: &Writer{Proto: proto}}
-	Dispatch(c, false)
-	return string(c.W.Bytes())
-}
 
 // zReplies runs commands on an empty store and checks each raw reply. The tables below are
 // what redis-server 7.0.15 answered to the same commands.
 func zReplies(t *testing.T, proto int, steps [][2]string) {
 	t.Helper()
-	s := zTestStore(t)
+	s := testStore(t)
 	for _, st := range steps {
-		if got := zDo(t, s, proto, strings.Fields(st[0])...); got != st[1] {
+		if got := replyOf(s, proto, strings.Fields(st[0])...); got != st[1] {
 			t.Errorf("RESP%d %s:\n got  %q\n want %q", proto, st[0], got, st[1])
 		}
 	}
@@ -204,7 +179,7 @@ func TestZSetParseScore(t *testing.T) {
 }
 
 func TestZSetErrorsWriteNothing(t *testing.T) {
-	s := zTestStore(t)
+	s := testStore(t)
 	for _, st := range [][2]string{
 		{"ZADD z INCR inf a", "$3\r\ninf\r\n"},
 		{"ZADD z INCR -inf a", "-ERR resulting score is not a number (NaN)\r\n"},
@@ -215,7 +190,7 @@ func TestZSetErrorsWriteNothing(t *testing.T) {
 		{"ZUNIONSTORE z 1 nokey WEIGHTS x", "-ERR weight value is not a float\r\n"},
 		{"ZCARD z", ":1\r\n"},
 	} {
-		if got := zDo(t, s, 2, strings.Fields(st[0])...); got != st[1] {
+		if got := replyOf(s, 2, strings.Fields(st[0])...); got != st[1] {
 			t.Errorf("%s: got %q want %q", st[0], got, st[1])
 		}
 	}
@@ -223,9 +198,9 @@ func TestZSetErrorsWriteNothing(t *testing.T) {
 
 // TestZPopGenericForBlockingCallers checks the reply shapes a blocking pop builds on.
 func TestZSetPopGenericForBlockingCallers(t *testing.T) {
-	s := zTestStore(t)
-	zDo(t, s, 2, "ZADD", "z", "1", "a", "2", "b")
-	zDo(t, s, 2, "SET", "str", "x")
+	s := testStore(t)
+	replyOf(s, 2, "ZADD", "z", "1", "a", "2", "b")
+	replyOf(s, 2, "SET", "str", "x")
 	run := func(proto int, fn func(c *Ctx) bool) (string, bool) {
 		c := &Ctx{Client: &Client{Proto: proto}, Store: s, W: &Writer{Proto: proto}}
 		c.Txn = s.Begin(0, [][]byte{[]byte("z"), []byte("str"), []byte("none")}, true)
@@ -262,7 +237,7 @@ func TestZSetPopGenericForBlockingCallers(t *testing.T) {
 	if !ok || got != "*2\r\n$1\r\nz\r\n*1\r\n*2\r\n$1\r\nb\r\n$1\r\n2\r\n" {
 		t.Fatalf("BZMPOP shape: %q %v", got, ok)
 	}
-	if got := zDo(t, s, 2, "EXISTS", "z"); got != ":0\r\n" {
+	if got := replyOf(s, 2, "EXISTS", "z"); got != ":0\r\n" {
 		t.Fatalf("emptied key survives: %q", got)
 	}
 }
@@ -299,12 +274,12 @@ func TestZSetNumKeysCommandKeys(t *testing.T) {
 // TestZSetLargeRangesAndRandom covers rank windows near either end of a bigger set and the
 // sampling paths of ZRANDMEMBER.
 func TestZSetLargeRangesAndRandom(t *testing.T) {
-	s := zTestStore(t)
+	s := testStore(t)
 	args := []string{"ZADD", "big"}
 	for i := 0; i < 3000; i++ {
 		args = append(args, strconv.Itoa(i), fmt.Sprintf("m%04d", i))
 	}
-	if got := zDo(t, s, 2, args...); got != ":3000\r\n" {
+	if got := replyOf(s, 2, args...); got != ":3000\r\n" {
 		t.Fatal(got)
 	}
 	for _, st := range [][2]string{
@@ -318,7 +293,7 @@ func TestZSetLargeRangesAndRandom(t *testing.T) {
 		{"ZREMRANGEBYRANK big 2990 -1", ":10\r\n"},
 		{"ZCARD big", ":2990\r\n"},
 	} {
-		if got := zDo(t, s, 2, strings.Fields(st[0])...); got != st[1] {
+		if got := replyOf(s, 2, strings.Fields(st[0])...); got != st[1] {
 			t.Errorf("%s: got %q want %q", st[0], got, st[1])
 		}
 	}
@@ -330,11 +305,11 @@ func TestZSetLargeRangesAndRandom(t *testing.T) {
 		}
 		return lines[0], members
 	}
-	head, ms := countLines(zDo(t, s, 2, "ZRANDMEMBER", "big", "2000"))
+	head, ms := countLines(replyOf(s, 2, "ZRANDMEMBER", "big", "2000"))
 	if head != "*2000" || len(ms) != 2000 {
 		t.Fatalf("ZRANDMEMBER 2000: %s with %d distinct", head, len(ms))
 	}
-	head, ms = countLines(zDo(t, s, 2, "ZRANDMEMBER", "big", "-5000"))
+	head, ms = countLines(replyOf(s, 2, "ZRANDMEMBER", "big", "-5000"))
 	total := 0
 	for _, n := range ms {
 		total += n
@@ -342,7 +317,7 @@ func TestZSetLargeRangesAndRandom(t *testing.T) {
 	if head != "*5000" || total != 5000 || len(ms) < 1000 {
 		t.Fatalf("ZRANDMEMBER -5000: %s, %d picks, %d distinct", head, total, len(ms))
 	}
-	if got := zDo(t, s, 3, "ZRANDMEMBER", "big", "-3", "WITHSCORES"); !strings.HasPrefix(got, "*3\r\n*2\r\n$5\r\nm") {
+	if got := replyOf(s, 3, "ZRANDMEMBER", "big", "-3", "WITHSCORES"); !strings.HasPrefix(got, "*3\r\n*2\r\n$5\r\nm") {
 		t.Fatalf("RESP3 ZRANDMEMBER WITHSCORES: %q", got)
 	}
 }
@@ -350,7 +325,7 @@ func TestZSetLargeRangesAndRandom(t *testing.T) {
 // TestZSetSignalsReadyKeys checks that commands giving a key members report it, so clients
 // blocked in BZPOPMIN or BZMPOP wake up.
 func TestZSetSignalsReadyKeys(t *testing.T) {
-	s := zTestStore(t)
+	s := testStore(t)
 	for _, tc := range []struct {
 		cmd, ready string
 	}{
