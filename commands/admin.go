@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -18,6 +19,7 @@ func init() {
 		&Command{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdBgsave},
 		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdSave},
 		&Command{Name: "lastsave", Arity: 1, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdLastsave},
+		&Command{Name: "time", Arity: 1, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdTime},
 		&Command{Name: "compact", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdCompact},
 		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti, Handler: cmdShutdown},
 	)
@@ -94,4 +96,12 @@ func cmdShutdown(c *Ctx) {
 	}
 	c.Client.Quit = true
 	lc.Shutdown()
+}
+
+// cmdTime answers the server's clock as two bulk strings: seconds and microseconds.
+func cmdTime(c *Ctx) {
+	now := time.Now()
+	c.W.Array(2)
+	c.W.BulkInt(now.Unix())
+	c.W.BulkInt(int64(now.Nanosecond() / 1000))
 }

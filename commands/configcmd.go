@@ -22,6 +22,9 @@ var configMutable = map[string]func(v string) string{
 	"requirepass": func(string) string { return "" },
 	"maxclients":  configIntCheck(1, 1<<31-1),
 	"timeout":     configIntCheck(0, 1<<31-1),
+	// proto-max-bulk-len: sizes are checked by config (at least 1mb, at most
+	// client-query-buffer-limit); the request guard reads the live value.
+	"proto-max-bulk-len": func(string) string { return "" },
 	"loglevel": func(v string) string {
 		switch strings.ToLower(v) {
 		case "debug", "verbose", "notice", "warning":

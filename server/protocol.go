@@ -37,6 +37,14 @@ const (
 // the header announced. Requests before the offending one are passed on, so earlier pipelined
 // commands are still answered first. It also rewrites inline requests into multibulk form with
 // Redis's quoting rules (sdssplitargs) and drops empty multibulks, which Redis ignores.
+// bulkLimit is proto-max-bulk-len as it stands now (CONFIG SET changes it for every client).
+func (g *guardConn) bulkLimit() int64 {
+	if g.srv != nil {
+		return g.srv.liveConfig().ProtoMaxBulkLen
+	}
+	return g.maxBulk
+}
+
 type guardConn struct {
 	net.Conn
 	maxBulk int64
@@ -301,7 +309,7 @@ func (g *guardConn) scan(b []byte) {
 				}
 				continue
 			}
-			if err != nil || n < 0 || n > g.maxBulk {
+			if err != nil || n < 0 || n > g.bulkLimit() {
 				g.failure = errBulkLength
 				return
 			}

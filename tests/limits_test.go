@@ -477,3 +477,30 @@ func TestOutputBufferLimitNormal(t *testing.T) {
 		}
 	})
 }
+
+// TestProtoMaxBulkLenAtRunTime: CONFIG SET proto-max-bulk-len applies to the next request of
+// every client, the connection that set it and one already open, as in Redis.
+func TestProtoMaxBulkLenAtRunTime(t *testing.T) {
+	t.Parallel()
+	for _, inst := range servers(t) {
+		t.Run(inst.Name, func(t *testing.T) {
+			open := dial(t, inst)
+			mustDo(t, open, "PONG", "PING")
+			admin := dial(t, inst)
+			mustDo(t, admin, "OK", "CONFIG", "SET", "proto-max-bulk-len", "1mb")
+			t.Cleanup(func() {
+				c := dial(t, inst)
+				mustDo(t, c, "OK", "CONFIG", "SET", "proto-max-bulk-len", "512mb")
+			})
+			mustDo(t, admin, "1) \"proto-max-bulk-len\"\n2) \"1048576\"", "CONFIG", "GET", "proto-max-bulk-len")
+			if err := open.WriteRaw([]byte("*2\r\n$3\r\nGET\r\n$1048577\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			r, err := open.ReadReply()
+			if err != nil || r.String() != "(error) ERR Protocol error: invalid bulk length" {
+				t.Fatalf("bulk past the new limit: %v %v", r, err)
+			}
+			mustDo(t, admin, "OK", "SET", "k", strings.Repeat("v", 1<<20))
+		})
+	}
+}
