@@ -6,14 +6,17 @@ import (
 	"testing"
 )
 
-// TestImportLayers keeps the imports one way: cmd -> server -> commands -> storage -> goleveldb,
-// with config as a leaf. storage knows nothing of RESP or metrics; commands knows nothing of sockets.
+// TestImportLayers keeps the imports one way: cmd -> server -> commands -> scripting ->
+// storage -> goleveldb, with config as a leaf. storage knows nothing of RESP, Lua or metrics;
+// commands knows nothing of sockets.
 func TestImportLayers(t *testing.T) {
 	const mod = "github.com/strata-db/strata/"
 	forbidden := map[string][]string{
-		"storage":  {mod + "commands", mod + "server", mod + "config", "github.com/tidwall/redcon", "github.com/prometheus/", "net"},
+		"storage":  {mod + "commands", mod + "server", mod + "config", mod + "scripting", "github.com/tidwall/redcon", "github.com/prometheus/", "github.com/yuin/gopher-lua", "net"},
 		"commands": {mod + "server", "github.com/tidwall/redcon"},
 		"config":   {mod + "storage", mod + "commands", mod + "server", "github.com/"},
+		// scripting is below commands: it reaches the command table through its Caller.
+		"scripting": {mod + "commands", mod + "server", "github.com/tidwall/redcon", "github.com/prometheus/"},
 		// internal/ holds leaves: nothing of Strata's, nothing outside the standard library.
 		"internal/glob": {mod, "github.com/"},
 	}
