@@ -57,7 +57,7 @@ func cmdFCall(c *Ctx) {
 		ReadOnly: ro || f.Flags&scripting.NoWrites != 0}
 	cl := newScriptCaller(c)
 	defer cl.release()
-	cl.finish(e.RunFunction(cl, c.W, f, &inv))
+	e.RunFunction(cl, c.W, f, &inv)
 }
 
 var functionSubArity = map[string]int{"delete": 3, "dump": 2, "flush": -2, "help": 2, "kill": 2,

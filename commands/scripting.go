@@ -99,7 +99,7 @@ func cmdEval(c *Ctx) {
 		ReadOnly: ro || sc.Flags&(scripting.Compat|scripting.NoWrites) == scripting.NoWrites}
 	cl := newScriptCaller(c)
 	defer cl.release()
-	cl.finish(e.RunScript(cl, c.W, sc, &inv))
+	e.RunScript(cl, c.W, sc, &inv)
 }
 
 // scriptWriteRefused answers MISCONF and returns true for a script that declares flags
@@ -283,10 +283,10 @@ func (sc *scriptCaller) release() {
 	callers.Put(sc)
 }
 
-// finish commits the transaction the dispatcher opened for the script that just ran: the
+// Done commits the transaction the dispatcher opened for the script that just ran: the
 // dispatcher would drop the batch of a command that answers an error, but a script's writes
 // stay even when it fails later. A script SHUTDOWN NOSAVE stopped loses them.
-func (sc *scriptCaller) finish(res scripting.Result) {
+func (sc *scriptCaller) Done(res scripting.Result) {
 	c := sc.c
 	c.ErrorCounted = res.Counted
 	if c.Txn.DB() != sc.origDB {

@@ -20,7 +20,7 @@
 //
 // While a script runs, Busy describes it for the server's BUSY replies, FUNCTION STATS
 // reads its name and command, Kill stops it for SCRIPT KILL and FUNCTION KILL (refused once
-// it has written), and StopHard stops it for SHUTDOWN NOSAVE, whose Result tells the handler
+// it has written), and StopHard stops it for SHUTDOWN NOSAVE, after which the Caller is told
 // to drop its writes. Stopping works through the interpreter's context, which gopher-lua
 // checks before every instruction, so a script stops even inside pcall. A panic that
 // escapes gopher-lua drops the interpreter (EVAL's with its script cache) before it goes on
@@ -53,7 +53,9 @@
 // reply; it calls Call.MarkWrite before a write, after which SCRIPT KILL refuses. A refusal
 // comes back as text that redis.call raises (redis.pcall returns) as an error table; the
 // error of a command that ran is marked as already counted in INFO errorstats, so a script
-// that passes it on is not counted twice (Result.Counted).
+// that passes it on is not counted twice (Result.Counted). When the script has ended and its
+// reply is written, and before it stops counting as running, Caller.Done commits its writes
+// (or drops them): the commit is still part of the script's run.
 //
 // # Conversions
 //

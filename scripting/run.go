@@ -24,6 +24,10 @@ type Caller interface {
 	// ACLCheck answers redis.acl_check_cmd: whether the user running the script may run args.
 	// known is false when args name no command (or a subcommand a container lacks).
 	ACLCheck(args [][]byte) (allowed, known bool)
+	// Done is called once the script has ended and written its reply, while it still counts
+	// as running (BUSY, FUNCTION STATS): the Caller commits the script's writes, or drops
+	// them when res.Dropped. It is not called when the script panicked.
+	Done(res Result)
 }
 
 // Reply is where a script's reply goes: the RESP writer of the command layer, which encodes
@@ -65,7 +69,7 @@ type Invocation struct {
 	Proto    int      // the client's protocol, 2 or 3
 }
 
-// Result is what Run tells the handler about a script that ran.
+// Result is what Caller.Done learns about the script that ran.
 type Result struct {
 	// Counted is set when the script's reply is the error of a command it ran, already
 	// counted in INFO errorstats when that command failed.
@@ -86,23 +90,25 @@ type scriptRun struct {
 
 func (r *scriptRun) killed() bool { return r.vm.engine.busy.killed.Load() }
 
-// RunScript runs sc, a cached EVAL script, for inv and writes its reply to w. e is locked.
-func (e *Engine) RunScript(cl Caller, w Reply, sc *Script, inv *Invocation) Result {
+// RunScript runs sc, a cached EVAL script, for inv, writes its reply to w and calls cl.Done.
+// e is locked.
+func (e *Engine) RunScript(cl Caller, w Reply, sc *Script, inv *Invocation) {
 	vm := e.evalVM()
 	vm.globals.RawSetString("KEYS", luaArray(vm.L, inv.Keys))
 	vm.globals.RawSetString("ARGV", luaArray(vm.L, inv.Argv))
-	return e.run(cl, w, vm, sc.fn, nil, sc.SHA, true, inv)
+	e.run(cl, w, vm, sc.fn, nil, sc.SHA, true, inv)
 }
 
-// RunFunction runs f, a registered function, for inv and writes its reply to w. e is locked.
-func (e *Engine) RunFunction(cl Caller, w Reply, f *Function, inv *Invocation) Result {
+// RunFunction runs f, a registered function, for inv, writes its reply to w and calls
+// cl.Done. e is locked.
+func (e *Engine) RunFunction(cl Caller, w Reply, f *Function, inv *Invocation) {
 	L := e.funcs.vm.L
 	args := []lua.LValue{luaArray(L, inv.Keys), luaArray(L, inv.Argv)}
-	return e.run(cl, w, e.funcs.vm, f.fn, args, f.Name, false, inv)
+	e.run(cl, w, e.funcs.vm, f.fn, args, f.Name, false, inv)
 }
 
-// run calls fn in vm with args and writes its reply.
-func (e *Engine) run(cl Caller, w Reply, vm *luaVM, fn *lua.LFunction, args []lua.LValue, name string, isEval bool, inv *Invocation) (res Result) {
+// run calls fn in vm with args, writes its reply and tells cl it is done.
+func (e *Engine) run(cl Caller, w Reply, vm *luaVM, fn *lua.LFunction, args []lua.LValue, name string, isEval bool, inv *Invocation) {
 	r := &vm.runState // one script at a time per interpreter: its state is reused
 	*r = scriptRun{caller: cl, vm: vm, name: name, readOnly: inv.ReadOnly, resp: 2,
 		call: Call{busy: &e.busy}}
@@ -133,6 +139,7 @@ func (e *Engine) run(cl Caller, w Reply, vm *luaVM, fn *lua.LFunction, args []lu
 	for _, a := range args {
 		L.Push(a)
 	}
+	var res Result
 	if err := L.PCall(len(args), 1, vm.handler); err != nil {
 		writeScriptError(w, err, name, vm.chunk)
 		var ae *lua.ApiError
@@ -142,7 +149,7 @@ func (e *Engine) run(cl Caller, w Reply, vm *luaVM, fn *lua.LFunction, args []lu
 		res.Counted = countedError(L.Get(-1))
 	}
 	res.Dropped = e.busy.hard.Load()
-	return res
+	cl.Done(res)
 }
 
 // stackLineRE finds the chunk and line in the stack trace of a Lua stack overflow.

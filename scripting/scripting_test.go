@@ -73,7 +73,10 @@ type fakeCaller struct {
 	replies map[string]string // command -> RESP reply; a reply starting with '-' failed
 	writes  map[string]bool   // commands that are writes: they mark the script dirty
 	calls   []Call
+	res     Result // what Done got
 }
+
+func (f *fakeCaller) Done(res Result) { f.res = res }
 
 func (f *fakeCaller) Call(c *Call) ([]byte, bool, string) {
 	cp := *c
@@ -98,7 +101,7 @@ func (f *fakeCaller) ACLCheck(args [][]byte) (bool, bool) {
 }
 
 // eval runs src as an EVAL script on e and returns its reply and the run's result.
-func eval(t testing.TB, e *Engine, cl Caller, src string, inv Invocation) (string, Result) {
+func eval(t testing.TB, e *Engine, cl *fakeCaller, src string, inv Invocation) (string, Result) {
 	t.Helper()
 	e.Lock()
 	defer e.Unlock()
@@ -110,8 +113,8 @@ func eval(t testing.TB, e *Engine, cl Caller, src string, inv Invocation) (strin
 		inv.Proto = 2
 	}
 	w := &testReply{proto: inv.Proto}
-	res := e.RunScript(cl, w, sc, &inv)
-	return string(w.b), res
+	e.RunScript(cl, w, sc, &inv)
+	return string(w.b), cl.res
 }
 
 // TestRESPLuaRoundTrip converts command replies to Lua and the Lua values back to replies,
