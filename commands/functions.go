@@ -1,28 +1,18 @@
 package commands
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"sort"
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/strata-db/strata/internal/glob"
-	"github.com/strata-db/strata/storage"
+	"github.com/strata-db/strata/scripting"
 )
 
 // Redis 7.0 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL/HELP, FCALL and
-// FCALL_RO. Libraries run in their own Lua interpreter (separate from EVAL's), with the
-// same sandbox; while a library's code loads, its globals hold only the redis table with
-// register_function, log and the version fields, as in Redis.
-//
-// Libraries persist in the store as system records (storage.FunctionLibraries), so they
-// survive restarts; they are compiled again from their code the first time a store's
-// functions are used. FUNCTION DUMP's payload is Strata's own format (see dumpLibraries), not
-// Redis's RDB encoding: it can be restored into Strata only.
+// FCALL_RO. The libraries, their interpreter and their persistence are the scripting
+// package's; FUNCTION DUMP's payload is Strata's own format, not Redis's RDB encoding: it can
+// be restored into Strata only.
 
 func init() {
 	const flags = FlagNoScript | FlagStale | FlagExclusive
@@ -34,162 +24,11 @@ func init() {
 	)
 }
 
-const loadTimeout = 500 * time.Millisecond // Redis's FUNCTION LOAD time limit
-
-// funcRegistry is a store's function libraries and their interpreter.
-type funcRegistry struct {
-	vm    *luaVM
-	libs  map[string]*funcLibrary
-	funcs map[string]*funcDef // by lower-case name: function names are case-insensitive
-}
-
-type funcLibrary struct {
-	name  string
-	code  string // the whole code, shebang included
-	funcs []*funcDef
-}
-
-type funcDef struct {
-	name    string
-	lib     *funcLibrary
-	fn      *lua.LFunction
-	flags   int
-	desc    string
-	hasDesc bool
-	named   bool // register_function got a function_name
-}
-
-// funcLoad is a library being loaded: register_function adds to it.
-type funcLoad struct {
-	lib *funcLibrary
-}
-
-// functions returns the store's functions, loading the stored libraries on first use.
-// h.mu is held.
-func (h *scriptHost) functions(s *storage.Store) *funcRegistry {
-	if h.funcs != nil {
-		return h.funcs
-	}
-	fr := h.newFuncRegistry()
-	libs, err := s.FunctionLibraries()
-	if err != nil {
-		slog.Error("reading function libraries", "err", err)
-	}
-	names := make([]string, 0, len(libs))
-	for name := range libs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		lib, msg := fr.compile(libs[name], nil)
-		if lib == nil {
-			slog.Error("function library does not load", "library", name, "err", msg)
-			continue
-		}
-		if msg := fr.link(lib, nil); msg != "" {
-			slog.Error("function library does not load", "library", name, "err", msg)
-		}
-	}
-	h.funcs = fr
-	return fr
-}
-
-func (h *scriptHost) newFuncRegistry() *funcRegistry {
-	vm := newLuaVM(h, "user_function")
-	// While a library loads, its globals hold only redis, and that redis only
-	// register_function, log and the version fields; anything else raises, as in Redis.
-	L := vm.L
-	api := L.NewTable()
-	api.RawSetString("register_function", L.NewFunction(vm.luaRegisterFunction))
-	api.RawSetString("log", L.NewFunction(vm.luaLog))
-	for _, k := range []string{"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
-		api.RawSetString(k, vm.redis.RawGetString(k))
-	}
-	proxy := vm.protect(api)
-	proxy.Metatable.(*lua.LTable).RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		k := L.Get(2)
-		v := api.RawGet(k)
-		if v == lua.LNil {
-			L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaString(k))
-		}
-		L.Push(v)
-		return 1
-	}))
-	vm.loadEnv = L.NewTable()
-	vm.loadEnv.RawSetString("redis", proxy)
-	return &funcRegistry{vm: vm, libs: map[string]*funcLibrary{}, funcs: map[string]*funcDef{}}
-}
-
-// compile runs a library's code and collects the functions it registers; old is the
-// library it would replace (its function names may be reused). It returns the library or
-// the error reply.
-func (fr *funcRegistry) compile(code string, old *funcLibrary) (*funcLibrary, string) {
-	name, body, msg := parseLibraryShebang(code)
-	if msg != "" {
-		return nil, msg
-	}
-	vm := fr.vm
-	L := vm.L
-	fn, err := L.Load(strings.NewReader(body), vm.chunk)
-	if err != nil {
-		return nil, "ERR Error compiling function: " + compileErrorText(err, vm.chunk, body)
-	}
-	fn.Env = vm.env
-	lib := &funcLibrary{name: name, code: code}
-	vm.loading = &funcLoad{lib: lib}
-	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
-	L.SetContext(loadCtx{ctx})
-	L.Push(fn)
-	err = L.PCall(0, 0, vm.messages)
-	L.RemoveContext()
-	cancel()
-	vm.loading = nil
-	L.SetTop(0)
-	if err != nil {
-		return nil, "ERR Error registering functions: " + loadErrorText(err)
-	}
-	if len(lib.funcs) == 0 {
-		return nil, "ERR No functions registered"
-	}
-	for _, f := range lib.funcs {
-		if other := fr.funcs[strings.ToLower(f.name)]; other != nil && other.lib != old {
-			return nil, "ERR Function " + f.name + " already exists"
-		}
-	}
-	return lib, ""
-}
-
-// link installs lib, replacing old (nil for none); it fails on a function name that another
-// library already holds.
-func (fr *funcRegistry) link(lib, old *funcLibrary) string {
-	for _, f := range lib.funcs {
-		if other := fr.funcs[strings.ToLower(f.name)]; other != nil && other.lib != old {
-			return "ERR Function " + f.name + " already exists"
-		}
-	}
-	if old != nil {
-		fr.unlink(old)
-	}
-	fr.libs[lib.name] = lib
-	for _, f := range lib.funcs {
-		fr.funcs[strings.ToLower(f.name)] = f
-	}
-	return ""
-}
-
-func (fr *funcRegistry) unlink(lib *funcLibrary) {
-	delete(fr.libs, lib.name)
-	for _, f := range lib.funcs {
-		delete(fr.funcs, strings.ToLower(f.name))
-	}
-}
-
 func cmdFCall(c *Ctx) {
-	h := hostFor(c.Store)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	fr := h.functions(c.Store)
-	f := fr.funcs[strings.ToLower(c.Arg(1))]
+	e := scriptEngine(c)
+	e.Lock()
+	defer e.Unlock()
+	f := e.Function(c.Store, c.Arg(1))
 	if f == nil {
 		c.W.Error("ERR Function not found")
 		return
@@ -206,17 +45,19 @@ func cmdFCall(c *Ctx) {
 		c.W.Error(errNumKeysNegative)
 		return
 	}
-	if scriptWriteRefused(c, f.flags) {
+	if scriptWriteRefused(c, f.Flags) {
 		return
 	}
 	ro := c.Cmd.Name == "fcall_ro"
-	if f.flags&scriptNoWrites == 0 && ro {
+	if f.Flags&scripting.NoWrites == 0 && ro {
 		c.W.Error(errWriteFlagRO)
 		return
 	}
-	L := fr.vm.L
-	args := []lua.LValue{luaArray(L, c.Args[3:3+n]), luaArray(L, c.Args[3+n:])}
-	h.execute(c, fr.vm, f.fn, args, f.name, false, ro || f.flags&scriptNoWrites != 0)
+	inv := scripting.Invocation{Args: c.Args, Keys: c.Args[3 : 3+n], Argv: c.Args[3+n:], Proto: c.W.Proto,
+		ReadOnly: ro || f.Flags&scripting.NoWrites != 0}
+	cl := newScriptCaller(c)
+	defer cl.release()
+	e.RunFunction(cl, c.W, f, &inv)
 }
 
 var functionSubArity = map[string]int{"delete": 3, "dump": 2, "flush": -2, "help": 2, "kill": 2,
@@ -233,40 +74,23 @@ func cmdFunction(c *Ctx) {
 		c.W.Error(fmt.Sprintf(ErrWrongArity, "function|"+sub))
 		return
 	}
-	h := hostFor(c.Store)
+	e := scriptEngine(c)
 	switch sub {
 	case "help":
 		writeHelp(c.W, functionHelpLines)
-		return
 	case "kill":
-		if msg := h.busy.kill(false); msg != "" {
+		if msg := e.Kill(false); msg != "" {
 			c.W.Error(msg)
 			return
 		}
 		c.W.OK()
-		return
 	case "stats":
-		functionStats(c, h)
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	fr := h.functions(c.Store)
-	switch sub {
+		functionStats(c, e)
 	case "load":
-		functionLoad(c, h, fr)
+		functionLoad(c, e)
 	case "delete":
-		lib := fr.libs[c.Arg(2)]
-		if lib == nil {
-			c.W.Error("ERR Library not found")
-			return
-		}
-		if err := c.Store.UpdateFunctionLibraries(false, []string{lib.name}, nil); err != nil {
-			c.Fail(err)
-			return
-		}
-		fr.unlink(lib)
-		c.W.OK()
+		msg, err := e.DeleteLibrary(c.Store, c.Arg(2))
+		functionReply(c, msg, err)
 	case "flush":
 		if len(c.Args) > 3 {
 			c.W.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%.128s'. Try FUNCTION HELP.", c.Arg(1)))
@@ -276,23 +100,29 @@ func cmdFunction(c *Ctx) {
 			c.W.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 			return
 		}
-		if err := c.Store.UpdateFunctionLibraries(true, nil, nil); err != nil {
-			c.Fail(err)
-			return
-		}
-		fr.vm.L.Close()
-		h.funcs = h.newFuncRegistry()
-		c.W.OK()
+		functionReply(c, "", e.FlushLibraries(c.Store))
 	case "list":
-		functionList(c, fr)
+		functionList(c, e)
 	case "dump":
-		c.W.Bulk(dumpLibraries(fr))
+		c.W.Bulk(e.DumpLibraries(c.Store))
 	case "restore":
-		functionRestore(c, h, fr)
+		functionRestore(c, e)
 	}
 }
 
-func functionLoad(c *Ctx, h *scriptHost, fr *funcRegistry) {
+// functionReply answers +OK, or the error reply msg, or the store's error.
+func functionReply(c *Ctx, msg string, err error) {
+	switch {
+	case err != nil:
+		c.Fail(err)
+	case msg != "":
+		c.W.Error(msg)
+	default:
+		c.W.OK()
+	}
+}
+
+func functionLoad(c *Ctx, e *scripting.Engine) {
 	replace := false
 	i := 2
 	for ; i < len(c.Args)-1; i++ {
@@ -302,31 +132,38 @@ func functionLoad(c *Ctx, h *scriptHost, fr *funcRegistry) {
 		}
 		replace = true
 	}
-	code := c.Arg(i)
-	name, _, msg := parseLibraryShebang(code)
-	if msg != "" {
-		c.W.Error(msg)
+	name, msg, err := e.LoadLibrary(c.Store, c.Arg(i), replace)
+	if err != nil || msg != "" {
+		functionReply(c, msg, err)
 		return
 	}
-	old := fr.libs[name]
-	if old != nil && !replace {
-		c.W.Error("ERR Library '" + name + "' already exists")
-		return
-	}
-	lib, msg := fr.compile(code, old)
-	if lib == nil {
-		c.W.Error(msg)
-		return
-	}
-	if err := c.Store.UpdateFunctionLibraries(false, nil, map[string]string{name: code}); err != nil {
-		c.Fail(err)
-		return
-	}
-	fr.link(lib, old)
 	c.W.BulkString(name)
 }
 
-func functionList(c *Ctx, fr *funcRegistry) {
+// functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
+func functionRestore(c *Ctx, e *scripting.Engine) {
+	if len(c.Args) > 4 {
+		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + c.Arg(1) + "'. Try FUNCTION HELP.")
+		return
+	}
+	policy := scripting.RestoreAppend
+	if len(c.Args) == 4 {
+		switch strings.ToLower(c.Arg(3)) {
+		case "append":
+		case "replace":
+			policy = scripting.RestoreReplace
+		case "flush":
+			policy = scripting.RestoreFlush
+		default:
+			c.W.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
+			return
+		}
+	}
+	msg, err := e.RestoreLibraries(c.Store, c.Args[2], policy)
+	functionReply(c, msg, err)
+}
+
+func functionList(c *Ctx, e *scripting.Engine) {
 	withCode := false
 	var pattern []byte
 	hasPattern := false
@@ -346,13 +183,12 @@ func functionList(c *Ctx, fr *funcRegistry) {
 			return
 		}
 	}
-	var libs []*funcLibrary
-	for _, lib := range fr.libs {
-		if !hasPattern || glob.Match(pattern, []byte(lib.name), true) {
+	var libs []*scripting.Library
+	for _, lib := range e.Libraries(c.Store) {
+		if !hasPattern || glob.Match(pattern, []byte(lib.Name), true) {
 			libs = append(libs, lib)
 		}
 	}
-	sort.Slice(libs, func(i, j int) bool { return libs[i].name < libs[j].name })
 	c.W.Array(len(libs))
 	for _, lib := range libs {
 		if withCode {
@@ -361,28 +197,23 @@ func functionList(c *Ctx, fr *funcRegistry) {
 			c.W.Map(3)
 		}
 		c.W.BulkString("library_name")
-		c.W.BulkString(lib.name)
+		c.W.BulkString(lib.Name)
 		c.W.BulkString("engine")
 		c.W.BulkString("LUA")
 		c.W.BulkString("functions")
-		c.W.Array(len(lib.funcs))
-		for _, f := range lib.funcs {
+		c.W.Array(len(lib.Functions))
+		for _, f := range lib.Functions {
 			c.W.Map(3)
 			c.W.BulkString("name")
-			c.W.BulkString(f.name)
+			c.W.BulkString(f.Name)
 			c.W.BulkString("description")
-			if f.hasDesc {
-				c.W.BulkString(f.desc)
+			if f.HasDescription {
+				c.W.BulkString(f.Description)
 			} else {
 				c.W.Null()
 			}
 			c.W.BulkString("flags")
-			var names []string
-			for _, fl := range scriptFlagNames {
-				if f.flags&fl.flag != 0 {
-					names = append(names, fl.name)
-				}
-			}
+			names := f.Flags.Names()
 			c.W.Set(len(names))
 			for _, n := range names {
 				c.W.Status(n)
@@ -390,42 +221,30 @@ func functionList(c *Ctx, fr *funcRegistry) {
 		}
 		if withCode {
 			c.W.BulkString("library_code")
-			c.W.BulkString(lib.code)
+			c.W.BulkString(lib.Code)
 		}
 	}
 }
 
-func functionStats(c *Ctx, h *scriptHost) {
-	b := &h.busy
-	b.mu.Lock()
-	running, isEval, name, args, start := b.running, b.eval, b.name, b.args, b.start
-	b.mu.Unlock()
-	if running && isEval {
-		c.W.Error(errBusyEval)
+func functionStats(c *Ctx, e *scripting.Engine) {
+	st := e.FunctionStats(c.Store)
+	if st.Running && st.Eval {
+		c.W.Error(scripting.ErrBusyEval)
 		return
-	}
-	libs, funcs := 0, 0
-	if h.mu.TryLock() {
-		fr := h.functions(c.Store)
-		libs, funcs = len(fr.libs), len(fr.funcs)
-		h.mu.Unlock()
-	} else if fr := h.funcs; fr != nil {
-		// A function runs and holds the lock: its registry cannot change meanwhile.
-		libs, funcs = len(fr.libs), len(fr.funcs)
 	}
 	c.W.Map(2)
 	c.W.BulkString("running_script")
-	if running {
+	if st.Running {
 		c.W.Map(3)
 		c.W.BulkString("name")
-		c.W.BulkString(name)
+		c.W.BulkString(st.Name)
 		c.W.BulkString("command")
-		c.W.Array(len(args))
-		for _, a := range args {
+		c.W.Array(len(st.Args))
+		for _, a := range st.Args {
 			c.W.Bulk(a)
 		}
 		c.W.BulkString("duration_ms")
-		c.W.Int(time.Since(start).Milliseconds())
+		c.W.Int(time.Since(st.Start).Milliseconds())
 	} else {
 		c.W.Null()
 	}
@@ -434,9 +253,9 @@ func functionStats(c *Ctx, h *scriptHost) {
 	c.W.BulkString("LUA")
 	c.W.Map(2)
 	c.W.BulkString("libraries_count")
-	c.W.Int(int64(libs))
+	c.W.Int(int64(st.Libraries))
 	c.W.BulkString("functions_count")
-	c.W.Int(int64(funcs))
+	c.W.Int(int64(st.Functions))
 }
 
 var functionHelpLines = []string{

@@ -1,8 +1,7 @@
 package commands
 
 import (
-	"strings"
-
+	"github.com/strata-db/strata/scripting"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -24,61 +23,16 @@ func HeldByWritePause(s *storage.Store, cmd *Command, args [][]byte) bool {
 	if s == nil || len(args) < 2 {
 		return own
 	}
-	flags, ok := 0, false
+	var flags scripting.Flags
+	ok := false
 	switch cmd.Name {
 	case "eval", "eval_ro", "evalsha", "evalsha_ro":
-		flags, ok = evalDeclaredFlags(s, cmd, args[1])
+		flags, ok = scripting.Lookup(s).EvalFlags(args[1], cmd.Name == "evalsha" || cmd.Name == "evalsha_ro")
 	case "fcall", "fcall_ro":
-		flags, ok = fcallDeclaredFlags(s, args[1])
+		flags, ok = scripting.For(s, RedisVersion).FunctionFlags(s, string(args[1]))
 	}
 	if !ok {
 		return own
 	}
-	return flags&scriptNoWrites == 0
-}
-
-// evalDeclaredFlags returns the flags an EVAL script declared in its shebang, from the script
-// cache or, for EVAL, from the body; ok is false for a script without a shebang, one not
-// cached (EVALSHA) or one whose shebang does not parse.
-func evalDeclaredFlags(s *storage.Store, cmd *Command, body []byte) (flags int, ok bool) {
-	evalsha := strings.HasPrefix(cmd.Name, "evalsha")
-	if evalsha && len(body) != 40 {
-		return 0, false
-	}
-	sha := strings.ToLower(string(body))
-	if !evalsha {
-		sha = sha1Hex(string(body))
-	}
-	if h := lookupHost(s); h != nil {
-		h.mu.Lock()
-		sc := h.scripts[sha]
-		if sc != nil {
-			flags = sc.flags
-		}
-		h.mu.Unlock()
-		if sc != nil {
-			return flags, flags&scriptCompat == 0
-		}
-	}
-	if evalsha {
-		return 0, false
-	}
-	flags, _, msg := parseShebang(string(body), true)
-	if msg != "" {
-		return 0, false
-	}
-	return flags, flags&scriptCompat == 0
-}
-
-// fcallDeclaredFlags returns the flags of the function FCALL names; ok is false when there is
-// no such function.
-func fcallDeclaredFlags(s *storage.Store, name []byte) (flags int, ok bool) {
-	h := hostFor(s)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	f := h.functions(s).funcs[strings.ToLower(string(name))]
-	if f == nil {
-		return 0, false
-	}
-	return f.flags, true
+	return flags&scripting.NoWrites == 0
 }

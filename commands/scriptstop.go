@@ -1,29 +1,15 @@
 package commands
 
-import "github.com/strata-db/strata/storage"
+import (
+	"github.com/strata-db/strata/scripting"
+	"github.com/strata-db/strata/storage"
+)
 
 // StopScripts stops the script running on s, if any, as SHUTDOWN NOSAVE does: the script
 // raises an error at its next instruction and its writes are dropped, never committed. The
 // server calls it while it shuts down, so that a script that does not end cannot hold the
 // store open; nothing the script wrote had been acknowledged.
-func StopScripts(s *storage.Store) {
-	h := lookupHost(s)
-	if h == nil {
-		return
-	}
-	h.busy.stopHard()
-}
-
-// stopHard stops the running script, if any, dropping its writes (SHUTDOWN NOSAVE, shutdown).
-func (b *busyState) stopHard() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.running {
-		b.hard.Store(true)
-		b.killed.Store(true)
-		b.cancel()
-	}
-}
+func StopScripts(s *storage.Store) { scripting.Stop(s) }
 
 // IsScriptCommand reports whether cmd runs a Lua script: the EVAL and FCALL families.
 func IsScriptCommand(cmd *Command) bool {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
+
+	"github.com/strata-db/strata/scripting"
 )
 
 func init() {
@@ -236,7 +238,7 @@ func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("total_system_memory", total)
 	b.kv("total_system_memory_human", infoHuman(total))
 	if c.Store != nil {
-		b.kvi("number_of_cached_scripts", cachedScripts(c.Store))
+		b.kvi("number_of_cached_scripts", scripting.CachedScripts(c.Store))
 	}
 	b.kv("maxmemory", "0")
 	b.kv("maxmemory_human", "0B")

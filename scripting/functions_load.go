@@ -1,4 +1,4 @@
-package commands
+package scripting
 
 import (
 	"context"
@@ -105,7 +105,7 @@ func (vm *luaVM) luaRegisterFunction(L *lua.LState) int {
 	if load == nil {
 		return raise(L, "redis.register_function can only be called on FUNCTION LOAD command")
 	}
-	f := &funcDef{lib: load.lib}
+	f := &Function{lib: load.lib}
 	switch L.GetTop() {
 	case 1:
 		t, ok := L.Get(1).(*lua.LTable)
@@ -136,20 +136,20 @@ func (vm *luaVM) luaRegisterFunction(L *lua.LState) int {
 		if !ok {
 			return raise(L, "second argument to redis.register_function must be a function")
 		}
-		f.name, f.fn = luaString(L.Get(1)), cb
+		f.Name, f.fn = luaString(L.Get(1)), cb
 	default:
 		return raise(L, "wrong number of arguments to redis.register_function")
 	}
-	if !validFunctionName(f.name) {
+	if !validFunctionName(f.Name) {
 		// Redis 7.0 words a bad function name as a bad library name.
 		return raise(L, "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
 	}
-	for _, other := range load.lib.funcs {
-		if strings.EqualFold(other.name, f.name) {
+	for _, other := range load.lib.Functions {
+		if strings.EqualFold(other.Name, f.Name) {
 			return raise(L, "Function already exists in the library")
 		}
 	}
-	load.lib.funcs = append(load.lib.funcs, f)
+	load.lib.Functions = append(load.lib.Functions, f)
 	return 0
 }
 
@@ -162,7 +162,7 @@ func isLuaString(v lua.LValue) bool {
 }
 
 // namedArg reads one named argument of register_function; it returns an error text.
-func (f *funcDef) namedArg(k, v lua.LValue) string {
+func (f *Function) namedArg(k, v lua.LValue) string {
 	if !isLuaString(k) {
 		return "named argument key given to redis.register_function is not a string"
 	}
@@ -171,12 +171,12 @@ func (f *funcDef) namedArg(k, v lua.LValue) string {
 		if !isLuaString(v) {
 			return "function_name argument given to redis.register_function must be a string"
 		}
-		f.name, f.named = luaString(v), true
+		f.Name, f.named = luaString(v), true
 	case "description":
 		if !isLuaString(v) {
 			return "description argument given to redis.register_function must be a string"
 		}
-		f.desc, f.hasDesc = luaString(v), true
+		f.Description, f.HasDescription = luaString(v), true
 	case "callback":
 		cb, ok := v.(*lua.LFunction)
 		if !ok {
@@ -193,14 +193,14 @@ func (f *funcDef) namedArg(k, v lua.LValue) string {
 			if fv == lua.LNil {
 				break
 			}
-			bit := 0
+			bit := Flags(0)
 			if isLuaString(fv) {
-				bit = scriptFlagByName(strings.ToLower(luaString(fv)))
+				bit = flagByName(strings.ToLower(luaString(fv)))
 			}
 			if bit == 0 {
 				return "unknown flag given"
 			}
-			f.flags |= bit
+			f.Flags |= bit
 		}
 	default:
 		return "unknown argument given to redis.register_function"

@@ -1,7 +1,8 @@
-package commands
+package scripting
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -94,11 +95,7 @@ func respToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return lua.LBool(body == "t"), rest
 	case ',':
 		t := L.NewTable()
-		f, ok := ParseFloat([]byte(body))
-		if !ok && body == "nan" {
-			f = math.NaN()
-		}
-		t.RawSetString("double", lua.LNumber(f))
+		t.RawSetString("double", lua.LNumber(parseDouble(body)))
 		return t, rest
 	case '(':
 		t := L.NewTable()
@@ -114,6 +111,16 @@ func respToLua(L *lua.LState, b []byte) (lua.LValue, []byte) {
 	return lua.LNil, rest
 }
 
+// parseDouble reads a RESP3 double as the command layer writes it ("%.17g", inf, -inf); a
+// NaN other than "nan" reads as 0.
+func parseDouble(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || f != f && s != "nan" {
+		return 0
+	}
+	return f
+}
+
 func respLine(b []byte) (line, rest []byte) {
 	i := bytes.Index(b, []byte("\r\n"))
 	if i < 0 {
@@ -126,8 +133,9 @@ func respLine(b []byte) (line, rest []byte) {
 const maxReplyDepth = 1000
 
 // writeLuaReply converts a script's return value to the caller's reply as Redis's
-// luaReplyToRedisReply does. resp is the protocol the script chose with redis.setresp.
-func writeLuaReply(w *Writer, v lua.LValue, resp, depth int) {
+// luaReplyToRedisReply does. resp is the protocol the script chose with redis.setresp, proto
+// the client's.
+func writeLuaReply(w Reply, v lua.LValue, resp, proto, depth int) {
 	if depth > maxReplyDepth {
 		w.Error("ERR reached lua stack limit")
 		return
@@ -147,7 +155,7 @@ func writeLuaReply(w *Writer, v lua.LValue, resp, depth int) {
 	case lua.LNumber:
 		w.Int(luaInteger(float64(x)))
 	case *lua.LTable:
-		writeLuaTable(w, x, resp, depth)
+		writeLuaTable(w, x, resp, proto, depth)
 	default:
 		w.Null()
 	}
@@ -161,7 +169,7 @@ func luaInteger(f float64) int64 {
 	return int64(f)
 }
 
-func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
+func writeLuaTable(w Reply, t *lua.LTable, resp, proto, depth int) {
 	if s, ok := t.RawGetString("err").(lua.LString); ok {
 		w.Error(string(s))
 		return
@@ -176,7 +184,7 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 	}
 	if s, ok := t.RawGetString("big_number").(lua.LString); ok {
 		clean := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s))
-		if w.Proto == 3 {
+		if proto == 3 {
 			w.Raw([]byte("(" + clean + "\r\n"))
 		} else {
 			w.BulkString(clean)
@@ -187,13 +195,12 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 		format, ok1 := vt.RawGetString("format").(lua.LString)
 		str, ok2 := vt.RawGetString("string").(lua.LString)
 		if ok1 && ok2 {
-			if w.Proto == 3 {
+			if proto == 3 {
 				f := (string(format) + "   ")[:3]
-				w.header('=', len(str)+4)
-				w.b = append(w.b, f...)
-				w.b = append(w.b, ':')
-				w.b = append(w.b, str...)
-				w.b = append(w.b, '\r', '\n')
+				b := strconv.AppendInt([]byte{'='}, int64(len(str)+4), 10)
+				b = append(b, "\r\n"+f+":"...)
+				b = append(b, str...)
+				w.Raw(append(b, '\r', '\n'))
 			} else {
 				w.BulkString(string(str))
 			}
@@ -208,8 +215,8 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 		})
 		w.Map(len(keys))
 		for i := range keys {
-			writeLuaReply(w, keys[i], resp, depth+1)
-			writeLuaReply(w, vals[i], resp, depth+1)
+			writeLuaReply(w, keys[i], resp, proto, depth+1)
+			writeLuaReply(w, vals[i], resp, proto, depth+1)
 		}
 		return
 	}
@@ -218,7 +225,7 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 		luaForEach(s, func(k, _ lua.LValue) { keys = append(keys, k) })
 		w.Set(len(keys))
 		for _, k := range keys {
-			writeLuaReply(w, k, resp, depth+1)
+			writeLuaReply(w, k, resp, proto, depth+1)
 		}
 		return
 	}
@@ -228,7 +235,7 @@ func writeLuaTable(w *Writer, t *lua.LTable, resp, depth int) {
 	}
 	w.Array(n)
 	for i := 1; i <= n; i++ {
-		writeLuaReply(w, t.RawGetInt(i), resp, depth+1)
+		writeLuaReply(w, t.RawGetInt(i), resp, proto, depth+1)
 	}
 }
 

@@ -1,4 +1,4 @@
-package commands
+package scripting
 
 import (
 	"crypto/sha1"
@@ -7,53 +7,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// This file holds the redis table scripts call (redis.call and friends), the bridge that
-// runs a command for a script inside the script's transaction, and the conversions between
-// RESP and Lua values in both directions, following Redis 7.0's script_lua.c.
-
-// scriptRun is one EVAL or FCALL invocation.
-type scriptRun struct {
-	c        *Ctx
-	vm       *luaVM
-	name     string // the script's SHA1 or the function's name, for error messages
-	readOnly bool   // *_RO command or no-writes flag: write commands are refused
-	resp     int    // protocol of the replies redis.call sees (redis.setresp)
-	db       int    // the script's selected database (SELECT inside the script)
-	w        Writer
-	sub      Ctx
-}
-
-func (r *scriptRun) killed() bool { return r.vm.host.busy.killed.Load() }
-
-// Script flags (shebang flags= of EVAL scripts, flags of registered functions).
-const (
-	scriptNoWrites = 1 << iota
-	scriptAllowOOM
-	scriptAllowStale
-	scriptNoCluster
-	scriptAllowCrossSlot
-	scriptCompat // EVAL script without a shebang
-)
-
-var scriptFlagNames = []struct {
-	flag int
-	name string
-}{{scriptNoWrites, "no-writes"}, {scriptAllowOOM, "allow-oom"}, {scriptAllowStale, "allow-stale"},
-	{scriptNoCluster, "no-cluster"}, {scriptAllowCrossSlot, "allow-cross-slot-keys"}}
-
-func scriptFlagByName(name string) int {
-	for _, f := range scriptFlagNames {
-		if f.name == name {
-			return f.flag
-		}
-	}
-	return 0
-}
+// This file holds the redis table scripts call (redis.call and friends), following Redis
+// 7.0's script_lua.c; the commands themselves run through the script's Caller.
 
 // Log levels of redis.log.
 const (
@@ -87,14 +46,15 @@ func (vm *luaVM) newRedisTable() *lua.LTable {
 		"LOG_WARNING": logWarning, "REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3} {
 		t.RawSetString(name, lua.LNumber(v))
 	}
-	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
-	t.RawSetString("REDIS_VERSION_NUM", lua.LNumber(redisVersionNum()))
+	t.RawSetString("REDIS_VERSION", lua.LString(vm.engine.version))
+	t.RawSetString("REDIS_VERSION_NUM", lua.LNumber(versionNum(vm.engine.version)))
 	return t
 }
 
-func redisVersionNum() int {
+// versionNum is REDIS_VERSION_NUM: 0x00MMmmpp for version MM.mm.pp.
+func versionNum(version string) int {
 	n := 0
-	for _, p := range strings.Split(RedisVersion, ".") {
+	for _, p := range strings.Split(version, ".") {
 		v, _ := strconv.Atoi(p)
 		n = n<<8 | v
 	}
@@ -135,8 +95,8 @@ func luaCommandArgs(L *lua.LState) (args [][]byte, msg string) {
 	return args, ""
 }
 
-// redisCall is redis.call (raise set) and redis.pcall: it runs a command in the script's
-// transaction and converts its reply to Lua.
+// redisCall is redis.call (raise set) and redis.pcall: it runs a command through the
+// script's Caller and converts its reply to Lua.
 func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	r := vm.current(L, "redis.call")
 	fail := func(msg string) int {
@@ -150,72 +110,13 @@ func (vm *luaVM) redisCall(L *lua.LState, raiseErr bool) int {
 	if msg != "" {
 		return fail(msg)
 	}
-	n := len(args)
-	cmd := Lookup(args[0])
-	switch {
-	case cmd == nil:
-		return fail("Unknown Redis command called from script")
-	case !cmd.CheckArity(n):
-		return fail("Wrong number of args calling Redis command from script")
-	case scriptForbidden(cmd):
-		return fail("This Redis command is not allowed from script")
+	r.call.Args, r.call.RESP, r.call.ReadOnly = args, r.resp, r.readOnly
+	reply, failed, refused := r.caller.Call(&r.call)
+	r.call.Args = nil
+	if refused != "" {
+		return fail(refused)
 	}
-	if r.c.Client.ACLUser != nil {
-		if msg := ACLScriptDenial(r.c, cmd, args); msg != "" { // acl.go, logged as "lua"
-			return fail(msg)
-		}
-	}
-	if r.readOnly && (cmd.Flags&FlagWrite != 0 || mayReplicateCmd[cmd.Name]) {
-		return fail("Write commands are not allowed from read-only scripts.")
-	}
-	c := r.c
-	if cmd.Flags&FlagWrite != 0 {
-		// While the disk refuses writes, a script's first write command gets MISCONF; once
-		// the script has written, its later writes are not refused half-way.
-		if !vm.host.busy.dirty.Load() {
-			if err := c.Store.WriteError(); err != nil {
-				return fail("-" + MisconfError(err))
-			}
-		}
-		vm.host.busy.dirty.Store(true)
-	}
-	r.w.Reset()
-	r.w.Proto = r.resp
-	r.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &r.w, Env: c.Env, KE: c.KE,
-		Script: c}
-	c.Client.DB = r.db
-	before := c.Txn.Writes()
-	began := time.Now()
-	var failed bool
-	if cmd.Name == "dbsize" {
-		// DBSIZE reads the store's counters under the store lock the script holds: count the
-		// database's keys in the script's transaction instead (expired ones included, as
-		// DBSIZE does).
-		failed = scriptDBSize(&r.sub)
-	} else {
-		failed = runIn(&r.sub)
-	}
-	if cc, ok := c.Env.(CallCounter); ok {
-		cc.CountCall(cmd, began, r.w.Bytes(), r.sub.ErrorCounted) // INFO commandstats, errorstats
-	}
-	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
-		c.OnRead(&r.sub) // CLIENT TRACKING: the script's caller tracks what it reads
-	}
-	if r.sub.Txn != c.Txn {
-		c.Txn = r.sub.Txn // not expected: the script's transaction is exclusive
-	}
-	if !failed {
-		if c.OnWrite != nil && c.Txn.Writes() > before {
-			c.OnWrite(&r.sub) // mark the clients that WATCH what the command changed
-		}
-		c.Events = append(c.Events, r.sub.Events...)
-	}
-	if c.Client.DB != r.db {
-		r.db = c.Client.DB
-		c.Txn.UseDB(r.db)
-	}
-	c.Ready = append(c.Ready, r.sub.Ready...) // each in the database the command ran in
-	v, _ := respToLua(L, r.w.Bytes())
+	v, _ := respToLua(L, reply)
 	if t, ok := v.(*lua.LTable); ok && failed {
 		// Counted in errorstats already: the script's reply, if it passes this error on, is not.
 		t.RawSetString(errCountedField, lua.LTrue)
@@ -239,39 +140,6 @@ func formatLuaArg(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', 17, 64)
 }
-
-// scriptDenied lists the commands Redis 7.0 refuses in scripts (noscript) that Strata's table
-// may not flag as such, and INFO and COMPACT, which take the store lock a script holds.
-var scriptDenied = map[string]bool{
-	"quit": true, "reset": true, "multi": true, "exec": true, "discard": true, "watch": true, "unwatch": true,
-	"subscribe": true, "psubscribe": true, "ssubscribe": true, "unsubscribe": true, "punsubscribe": true,
-	"sunsubscribe": true, "monitor": true, "blpop": true, "brpop": true, "brpoplpush": true, "blmove": true,
-	"bzpopmin": true, "bzpopmax": true, "wait": true, "debug": true, "latency": true, "module": true,
-	"role": true, "replicaof": true, "slaveof": true, "sync": true, "psync": true, "failover": true,
-	"bgrewriteaof": true, "bgsave": true, "save": true, "shutdown": true, "eval": true, "evalsha": true,
-	"eval_ro": true, "evalsha_ro": true, "fcall": true, "fcall_ro": true, "acl": true, "script": true,
-	"function": true, "client": true, "config": true, "hello": true, "auth": true, "compact": true, "info": true,
-}
-
-func scriptDBSize(c *Ctx) bool {
-	it := c.Txn.ScanKeys(nil, nil)
-	n := int64(0)
-	for it.Next() {
-		n++
-	}
-	if err := it.Close(); err != nil {
-		c.Fail(err)
-		return true
-	}
-	c.W.Int(n)
-	return false
-}
-
-// mayReplicateCmd lists commands without the write flag that read-only scripts still may not
-// call (Redis's may-replicate).
-var mayReplicateCmd = map[string]bool{"publish": true, "spublish": true, "pfcount": true}
-
-func scriptForbidden(cmd *Command) bool { return cmd.Flags&FlagNoScript != 0 || scriptDenied[cmd.Name] }
 
 func luaErrorReply(L *lua.LState) int {
 	s, ok := L.Get(1).(lua.LString)
@@ -310,11 +178,12 @@ func luaSHA1Hex(L *lua.LState) int {
 	case lua.LNumber:
 		s = luaNumberString(float64(v))
 	}
-	L.Push(lua.LString(sha1Hex(s)))
+	L.Push(lua.LString(SHA1Hex(s)))
 	return 1
 }
 
-func sha1Hex(s string) string {
+// SHA1Hex is the lower-case hex SHA1 of s: an EVAL script's name in the script cache.
+func SHA1Hex(s string) string {
 	sum := sha1.Sum([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
@@ -400,18 +269,9 @@ func (vm *luaVM) luaACLCheckCmd(L *lua.LState) int {
 	if msg != "" {
 		return raise(L, msg)
 	}
-	cmd := Lookup(args[0])
-	if cmd == nil {
+	allowed, known := r.caller.ACLCheck(args)
+	if !known {
 		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
-	}
-	if e, _ := aclResolve(cmd, args); e != nil && len(e.subs) > 0 && len(args) > 1 {
-		// A container named with a subcommand it does not have.
-		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
-	}
-	allowed := true
-	if u := r.c.Client.ACLUser; u != nil {
-		reason, _, _ := aclCheck(u, cmd, args)
-		allowed = reason == aclOK
 	}
 	L.Push(lua.LBool(allowed))
 	return 1

@@ -1,4 +1,4 @@
-package commands
+package scripting
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package commands
+package scripting
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"hash/crc64"
 	"sort"
 	"strings"
+
+	"github.com/strata-db/strata/storage"
 )
 
 // FUNCTION DUMP payload, Strata's own format (Redis's is RDB-encoded and is not accepted):
@@ -33,7 +35,7 @@ func dumpLibraries(fr *funcRegistry) []byte {
 	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, name := range names {
-		code := fr.libs[name].code
+		code := fr.libs[name].Code
 		b = binary.AppendUvarint(b, uint64(len(code)))
 		b = append(b, code...)
 	}
@@ -67,72 +69,75 @@ func parseDump(p []byte) ([]string, bool) {
 	return codes, len(rest) == 0
 }
 
-// functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]. Nothing changes unless
-// every library loads and no function name collides.
-func functionRestore(c *Ctx, h *scriptHost, fr *funcRegistry) {
-	if len(c.Args) > 4 {
-		c.W.Error("ERR unknown subcommand or wrong number of arguments for '" + c.Arg(1) + "'. Try FUNCTION HELP.")
-		return
-	}
-	policy := "append"
-	if len(c.Args) == 4 {
-		policy = strings.ToLower(c.Arg(3))
-		if policy != "append" && policy != "replace" && policy != "flush" {
-			c.W.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
-			return
-		}
-	}
-	codes, ok := parseDump(c.Args[2])
+// RestorePolicy is how FUNCTION RESTORE treats the libraries already loaded.
+type RestorePolicy int
+
+// The restore policies.
+const (
+	RestoreAppend  RestorePolicy = iota // keep them; a library of the same name is an error
+	RestoreReplace                      // keep them; a library of the same name is replaced
+	RestoreFlush                        // delete them all first
+)
+
+// DumpLibraries is FUNCTION DUMP: the payload of every library of s. It takes e's lock.
+func (e *Engine) DumpLibraries(s *storage.Store) []byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return dumpLibraries(e.functions(s))
+}
+
+// RestoreLibraries is FUNCTION RESTORE: it loads the libraries of a DumpLibraries payload
+// into s and e under policy, and returns the error reply (msg) or the store's error. Nothing
+// changes unless every library loads and no function name collides. It takes e's lock.
+func (e *Engine) RestoreLibraries(s *storage.Store, payload []byte, policy RestorePolicy) (msg string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fr := e.functions(s)
+	codes, ok := parseDump(payload)
 	if !ok {
-		c.W.Error("ERR DUMP payload version or checksum are wrong")
-		return
+		return "ERR DUMP payload version or checksum are wrong", nil
 	}
 	target := fr
-	if policy == "flush" {
-		target = h.newFuncRegistry()
+	if policy == RestoreFlush {
+		target = e.newFuncRegistry()
 	}
 	// Compile every library first; function names are checked against what stays.
-	var libs []*funcLibrary
-	replaced := map[*funcLibrary]bool{}
+	var libs []*Library
+	replaced := map[*Library]bool{}
 	for _, code := range codes {
 		name, _, msg := parseLibraryShebang(code)
 		if msg != "" {
-			c.W.Error(msg)
-			return
+			return msg, nil
 		}
 		old := target.libs[name]
 		if old != nil {
-			if policy != "replace" {
-				c.W.Error("ERR Library " + name + " already exists")
-				return
+			if policy != RestoreReplace {
+				return "ERR Library " + name + " already exists", nil
 			}
 			replaced[old] = true
 		}
 		lib, msg := target.compileUnchecked(code)
 		if lib == nil {
-			c.W.Error(msg)
-			return
+			return msg, nil
 		}
 		libs = append(libs, lib)
 	}
 	seen := map[string]bool{}
 	for _, lib := range libs {
-		for _, f := range lib.funcs {
-			key := strings.ToLower(f.name)
+		for _, f := range lib.Functions {
+			key := strings.ToLower(f.Name)
 			if other := target.funcs[key]; other != nil && !replaced[other.lib] || seen[key] {
-				c.W.Error("ERR Function " + f.name + " already exists")
-				return
+				return "ERR Function " + f.Name + " already exists", nil
 			}
 			seen[key] = true
 		}
 	}
 	put := map[string]string{}
 	for _, lib := range libs {
-		put[lib.name] = lib.code
+		put[lib.Name] = lib.Code
 	}
-	if err := c.Store.UpdateFunctionLibraries(policy == "flush", nil, put); err != nil {
-		c.Fail(err)
-		return
+	if err := s.UpdateFunctionLibraries(policy == RestoreFlush, nil, put); err != nil {
+		return "", err
 	}
 	for old := range replaced {
 		target.unlink(old)
@@ -140,18 +145,18 @@ func functionRestore(c *Ctx, h *scriptHost, fr *funcRegistry) {
 	for _, lib := range libs {
 		target.link(lib, nil)
 	}
-	if policy == "flush" {
+	if policy == RestoreFlush {
 		fr.vm.L.Close()
-		h.funcs = target
+		e.funcs = target
 	}
-	c.W.OK()
+	return "", nil
 }
 
 // compileUnchecked compiles a library without checking its function names against the
 // registry.
-func (fr *funcRegistry) compileUnchecked(code string) (*funcLibrary, string) {
+func (fr *funcRegistry) compileUnchecked(code string) (*Library, string) {
 	saved := fr.funcs
-	fr.funcs = map[string]*funcDef{}
+	fr.funcs = map[string]*Function{}
 	defer func() { fr.funcs = saved }()
 	return fr.compile(code, nil)
 }

@@ -1,4 +1,4 @@
-package commands
+package scripting
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // Where gopher-lua and Lua 5.1 differ in what scripts can see: Lua 5.1's texts for numbers,
 // chunk names and syntax errors, string.dump, the order tables are walked in, and the
 // deprecated table functions Redis's Lua keeps. Runtime errors are in
-// scripting_lua51_errors.go, reading numbers from strings in scripting_lua51_numbers.go.
+// lua51_errors.go, reading numbers from strings in lua51_numbers.go.
 
 // openTableCompat adds Lua 5.1's deprecated table functions that Redis keeps: foreach,
 // foreachi and setn.
