@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/cmddoc"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -193,7 +194,7 @@ func TestACLDispatch(t *testing.T) {
 	env.cfg.RequirePass = "top"
 	env.acl.SyncRequirePass(env.cfg.RequirePass)
 	client := &Client{Proto: 2, ACLUser: env.acl.Default(), User: "default", Authed: env.acl.DefaultAuthed()}
-	w := &Writer{Proto: 2}
+	w := &resp.Writer{Proto: 2}
 	do := func(args ...string) string {
 		t.Helper()
 		b := make([][]byte, len(args))
@@ -375,7 +376,7 @@ func BenchmarkCheckACL(b *testing.B) {
 			}
 			u.rules.Store(r.seal())
 		}
-		c := &Ctx{Args: args, Client: &Client{ACLUser: u}, W: &Writer{}}
+		c := &Ctx{Args: args, Client: &Client{ACLUser: u}, W: &resp.Writer{}}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if !CheckACL(c, cmd, "toplevel") {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-db/strata/internal/resp"
 )
 
 func init() {
@@ -80,18 +81,6 @@ func serverEnv(c *Ctx) ServerEnv {
 	}
 	c.W.Error("ERR this command needs a running server")
 	return nil
-}
-
-// writeVerbatim writes a RESP3 verbatim string of format "txt", a bulk string in RESP2, as
-// Redis does for INFO and CLIENT LIST.
-func writeVerbatim(w *Writer, s string) {
-	if w.Proto != 3 {
-		w.BulkString(s)
-		return
-	}
-	w.Raw([]byte("=" + strconv.Itoa(len(s)+4) + "\r\ntxt:"))
-	w.Raw([]byte(s))
-	w.Raw([]byte("\r\n"))
 }
 
 func clientGetName(c *Ctx) {
@@ -300,7 +289,7 @@ var clientHelpLines = []string{
 func clientHelp(c *Ctx) { writeHelp(c.W, clientHelpLines) }
 
 // writeHelp writes a HELP reply: an array of status lines.
-func writeHelp(w *Writer, lines []string) {
+func writeHelp(w *resp.Writer, lines []string) {
 	w.Array(len(lines))
 	for _, l := range lines {
 		w.Status(l)

@@ -83,7 +83,7 @@ func clientInfo(c *Ctx) {
 		return
 	}
 	ci := selfInfo(c, srv.Clients(), "client|info")
-	writeVerbatim(c.W, clientLine(&ci, time.Now())+"\n")
+	c.W.Verbatim(clientLine(&ci, time.Now()) + "\n")
 }
 
 // clientType checks a CLIENT LIST / KILL type name; Strata has only normal clients.
@@ -144,7 +144,7 @@ func clientList(c *Ctx) {
 		b.WriteString(clientLine(&ci, now))
 		b.WriteByte('\n')
 	}
-	writeVerbatim(c.W, b.String())
+	c.W.Verbatim(b.String())
 }
 
 func clientKill(c *Ctx) {

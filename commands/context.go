@@ -3,10 +3,12 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -142,7 +144,7 @@ type Ctx struct {
 	Client *Client
 	Store  *storage.Store
 	Txn    *storage.Txn // nil for commands without keys or with FlagExclusive until they begin one
-	W      *Writer
+	W      *resp.Writer
 	Env    Env
 	// Now, when set, is the command's start in Unix milliseconds, read by the server; the
 	// command's transaction judges expiry against it rather than read the clock again.
@@ -287,9 +289,9 @@ func ParseFloat(b []byte) (float64, bool) {
 	s := string(b)
 	switch s {
 	case "inf", "+inf", "Inf", "+Inf", "INF", "+INF", "infinity", "+infinity":
-		return posInf, true
+		return math.Inf(1), true
 	case "-inf", "-Inf", "-INF", "-infinity":
-		return negInf, true
+		return math.Inf(-1), true
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != f {

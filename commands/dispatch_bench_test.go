@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -20,7 +21,7 @@ func benchCtx(b *testing.B) (*Ctx, func(args ...[]byte)) {
 	}
 	b.Cleanup(func() { st.Close() })
 	client := &Client{Proto: 2, Authed: true}
-	w := &Writer{Proto: 2}
+	w := &resp.Writer{Proto: 2}
 	c := &Ctx{}
 	env := benchEnv{config.Default()}
 	run := func(args ...[]byte) {

@@ -3,6 +3,7 @@ package commands
 import (
 	"testing"
 
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -25,7 +26,7 @@ func runCommand(s *storage.Store, proto, db int, args ...string) []byte {
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	c := &Ctx{Args: bargs, Client: &Client{DB: db, Proto: proto}, Store: s, W: &Writer{Proto: proto}}
+	c := &Ctx{Args: bargs, Client: &Client{DB: db, Proto: proto}, Store: s, W: &resp.Writer{Proto: proto}}
 	Dispatch(c, false)
 	return c.W.Bytes()
 }

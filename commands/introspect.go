@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/internal/glob"
+	"github.com/strata-db/strata/internal/resp"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func commandACL(name string, flags Flag) []string {
 
 // writeCommandInfo writes one COMMAND entry as Redis 7.0 does: name, arity, flags, first key,
 // last key, step, ACL categories, tips, key specs (not described: empty) and subcommands.
-func writeCommandInfo(w *Writer, cmd *Command) {
+func writeCommandInfo(w *resp.Writer, cmd *Command) {
 	w.Array(10)
 	w.BulkString(cmd.Name)
 	w.Int(int64(cmd.Arity))
@@ -170,7 +171,7 @@ func writeCommandInfo(w *Writer, cmd *Command) {
 	}
 }
 
-func writeACLAndTips(w *Writer, name string, flags Flag) {
+func writeACLAndTips(w *resp.Writer, name string, flags Flag) {
 	acl := commandACL(name, flags)
 	w.Set(len(acl))
 	for _, a := range acl {
@@ -204,7 +205,7 @@ func commandInfo(c *Ctx) {
 }
 
 // writeCommandDoc writes the COMMAND DOCS map of one command or subcommand.
-func writeCommandDoc(w *Writer, name string, subs []string, parent string) {
+func writeCommandDoc(w *resp.Writer, name string, subs []string, parent string) {
 	m, known := cmddoc.Redis[name]
 	if !known {
 		m = cmddoc.Meta{Summary: "Strata command (not part of Redis)", Group: "server"}

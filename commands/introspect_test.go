@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/internal/cmddoc"
+	"github.com/strata-db/strata/internal/resp"
 )
 
 // TestCommandTableConsistency walks the whole command table and checks what COMMAND, the
@@ -108,7 +109,7 @@ func TestCommandTableConsistency(t *testing.T) {
 // TestCommandReplyShape checks the ten-element COMMAND entry in both protocols.
 func TestCommandReplyShape(t *testing.T) {
 	for _, proto := range []int{2, 3} {
-		w := &Writer{Proto: proto}
+		w := &resp.Writer{Proto: proto}
 		writeCommandInfo(w, Lookup([]byte("get")))
 		got := string(w.Bytes())
 		set := "*"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -16,7 +17,7 @@ func listRun(s *storage.Store, proto int, nonBlocking bool, onBlock func(*Ctx), 
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	c := &Ctx{Args: bargs, Client: &Client{Proto: proto}, Store: s, W: &Writer{Proto: proto},
+	c := &Ctx{Args: bargs, Client: &Client{Proto: proto}, Store: s, W: &resp.Writer{Proto: proto},
 		NonBlocking: nonBlocking, OnBlock: onBlock}
 	Dispatch(c, false)
 	return c

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -55,7 +56,7 @@ func TestNotifyRecordsEvents(t *testing.T) {
 		for i, a := range args {
 			b[i] = []byte(a)
 		}
-		w := &Writer{Proto: 2}
+		w := &resp.Writer{Proto: 2}
 		c := &Ctx{Args: b, Client: client, Store: st, W: w, Env: notifyEnv{config.Default()}, KE: ke}
 		Dispatch(c, false)
 		var evs []string
@@ -157,7 +158,7 @@ func TestPubSubEncoding(t *testing.T) {
 		">4\r\n$8\r\npmessage\r\n$2\r\nc*\r\n$2\r\nch\r\n$0\r\n\r\n" {
 		t.Errorf("RESP3 pmessage %q", got)
 	}
-	w := &Writer{Proto: 3}
+	w := &resp.Writer{Proto: 3}
 	WriteSubReply(w, "unsubscribe", nil, 0)
 	if got := string(w.Bytes()); got != ">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n" {
 		t.Errorf("RESP3 confirmation %q", got)

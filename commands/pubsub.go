@@ -3,6 +3,8 @@ package commands
 import (
 	"fmt"
 	"strings"
+
+	"github.com/strata-db/strata/internal/resp"
 )
 
 // Publish/subscribe: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, SSUBSCRIBE, SUNSUBSCRIBE,
@@ -172,7 +174,7 @@ func cmdReset(c *Ctx) {
 
 // WriteSubReply writes one subscription confirmation: [kind, name, count], a push in RESP3;
 // name nil writes a null (UNSUBSCRIBE without subscriptions).
-func WriteSubReply(w *Writer, word string, name []byte, count int) {
+func WriteSubReply(w *resp.Writer, word string, name []byte, count int) {
 	w.Push(3)
 	w.BulkString(word)
 	if name == nil {
@@ -186,7 +188,7 @@ func WriteSubReply(w *Writer, word string, name []byte, count int) {
 // AppendMessage appends a published message as proto encodes it: [kind, channel, message] or,
 // for a pattern subscription, [pmessage, pattern, channel, message].
 func AppendMessage(dst []byte, proto int, word string, pattern, channel, message []byte) []byte {
-	w := Writer{b: dst, Proto: proto}
+	w := resp.NewWriter(dst, proto)
 	if pattern != nil {
 		w.Push(4)
 		w.BulkString(word)
@@ -197,5 +199,5 @@ func AppendMessage(dst []byte, proto int, word string, pattern, channel, message
 	}
 	w.Bulk(channel)
 	w.Bulk(message)
-	return w.b
+	return w.Bytes()
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/strata-db/strata/internal/glob"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -406,7 +407,7 @@ func cmdCollScan(c *Ctx) {
 		case storage.TypeHash:
 			c.W.Bulk(e.value)
 		case storage.TypeZSet:
-			c.W.Bulk(FormatScore(tmp[:0], e.score))
+			c.W.Bulk(resp.FormatScore(tmp[:0], e.score))
 		}
 	}
 }

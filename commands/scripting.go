@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/scripting"
 )
 
@@ -262,7 +263,7 @@ type scriptCaller struct {
 	start  int // where the script's reply begins in c.W
 	origDB int // the client's database when the script began
 	db     int // the script's selected database (SELECT inside the script)
-	w      Writer
+	w      resp.Writer
 	sub    Ctx
 }
 

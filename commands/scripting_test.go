@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -28,7 +29,7 @@ func scriptRunCmd(s *storage.Store, cl *Client, args ...string) string {
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	c := &Ctx{Args: bargs, Client: cl, Store: s, W: &Writer{Proto: cl.Proto}, Env: scriptTestEnv{config.Default()}}
+	c := &Ctx{Args: bargs, Client: cl, Store: s, W: &resp.Writer{Proto: cl.Proto}, Env: scriptTestEnv{config.Default()}}
 	Dispatch(c, false)
 	return string(c.W.Bytes())
 }
@@ -85,7 +86,7 @@ func BenchmarkEvalIncr(b *testing.B) {
 	s := scriptTestStore(b)
 	cl := &Client{Proto: 2}
 	args := [][]byte{[]byte("EVAL"), []byte("return redis.call('incr', KEYS[1])"), []byte("1"), []byte("ctr")}
-	w := &Writer{Proto: 2}
+	w := &resp.Writer{Proto: 2}
 	env := scriptTestEnv{config.Default()}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -97,7 +97,7 @@ func cmdInfo(c *Ctx) {
 		b.WriteString("# " + sec.title + "\r\n")
 		sec.gen(&b, c, st)
 	}
-	writeVerbatim(c.W, b.String())
+	c.W.Verbatim(b.String())
 }
 
 var (

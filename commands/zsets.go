@@ -3,6 +3,7 @@ package commands
 import (
 	"math"
 
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -62,7 +63,7 @@ func zNumKeysAt(i int) func(args [][]byte) [][]byte {
 
 // zWriteEntry writes one member, with its score when withScores is set: flat in RESP2, a
 // [member, score] pair in RESP3, as Redis 7.0 replies to ZRANGE WITHSCORES.
-func zWriteEntry(w *Writer, member []byte, score float64, withScores bool) {
+func zWriteEntry(w *resp.Writer, member []byte, score float64, withScores bool) {
 	if withScores && w.Proto == 3 {
 		w.Array(2)
 	}
@@ -73,7 +74,7 @@ func zWriteEntry(w *Writer, member []byte, score float64, withScores bool) {
 }
 
 // zArrayLen returns the array length of n entries in a ZRANGE-style reply.
-func zArrayLen(w *Writer, n int, withScores bool) int {
+func zArrayLen(w *resp.Writer, n int, withScores bool) int {
 	if withScores && w.Proto != 3 {
 		return 2 * n
 	}
@@ -81,7 +82,7 @@ func zArrayLen(w *Writer, n int, withScores bool) int {
 }
 
 // zWriteEntries writes entries as an array in ZRANGE's shape.
-func zWriteEntries(w *Writer, es []storage.ZEntry, withScores bool) {
+func zWriteEntries(w *resp.Writer, es []storage.ZEntry, withScores bool) {
 	w.Array(zArrayLen(w, len(es), withScores))
 	for _, e := range es {
 		zWriteEntry(w, e.Member, e.Score, withScores)
@@ -90,12 +91,12 @@ func zWriteEntries(w *Writer, es []storage.ZEntry, withScores bool) {
 
 // zDeferred streams entries after an array header whose length is only known at the end.
 type zDeferred struct {
-	w          *Writer
+	w          *resp.Writer
 	start, n   int
 	withScores bool
 }
 
-func zBeginDeferred(w *Writer, withScores bool) *zDeferred {
+func zBeginDeferred(w *resp.Writer, withScores bool) *zDeferred {
 	return &zDeferred{w: w, start: w.Len(), withScores: withScores}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/strata-db/strata/internal/resp"
 )
 
 // zReplies runs commands on an empty store and checks each raw reply. The tables below are
@@ -202,7 +204,7 @@ func TestZSetPopGenericForBlockingCallers(t *testing.T) {
 	replyOf(s, 2, "ZADD", "z", "1", "a", "2", "b")
 	replyOf(s, 2, "SET", "str", "x")
 	run := func(proto int, fn func(c *Ctx) bool) (string, bool) {
-		c := &Ctx{Client: &Client{Proto: proto}, Store: s, W: &Writer{Proto: proto}}
+		c := &Ctx{Client: &Client{Proto: proto}, Store: s, W: &resp.Writer{Proto: proto}}
 		c.Txn = s.Begin(0, [][]byte{[]byte("z"), []byte("str"), []byte("none")}, true)
 		ok := fn(c)
 		if err := c.Txn.Commit(); err != nil {
@@ -344,7 +346,7 @@ func TestZSetSignalsReadyKeys(t *testing.T) {
 		for i, a := range args {
 			bargs[i] = []byte(a)
 		}
-		c := &Ctx{Args: bargs, Client: &Client{Proto: 2}, Store: s, W: &Writer{Proto: 2}}
+		c := &Ctx{Args: bargs, Client: &Client{Proto: 2}, Store: s, W: &resp.Writer{Proto: 2}}
 		Dispatch(c, false)
 		var got []string
 		for _, k := range c.Ready {

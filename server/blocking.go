@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/redcon"
 
 	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -381,7 +382,7 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		}
 	}
 	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
-	wr := commands.Writer{Proto: w.proto}
+	wr := resp.Writer{Proto: w.proto}
 	ctx := commands.Ctx{Args: args, Cmd: w.cmd, Client: &cl, Store: s.store, Txn: t, W: &wr, Env: s,
 		KE: &s.ke}
 	if failed := commands.RunIn(&ctx); failed {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -487,7 +488,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	}
 	s.unwatchAll(c)
 
-	w := commands.Writer{Proto: ctx.W.Proto}
+	w := resp.Writer{Proto: ctx.W.Proto}
 	type part struct{ start, end int }
 	parts := make([]part, len(queue))
 	deferred := false
@@ -546,7 +547,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	if len(ready) > 0 && totalWaiters.Load() > 0 {
 		s.serveReady(ready) // blocking.go: the keys' types are judged now, after the whole transaction
 	}
-	var dw commands.Writer
+	var dw resp.Writer
 	var dparts []part
 	if deferred {
 		// Commands that read store-wide state under the store's lock run now, after the

@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -75,7 +76,7 @@ type client struct {
 	commands.Client
 	conn  redcon.Conn
 	guard *guardConn // the request guard of a plain or TLS connection
-	w     commands.Writer
+	w     resp.Writer
 	ctx   commands.Ctx
 	x     clientExtra // clients.go
 	tx    txState     // multi.go: MULTI queue and watched keys

@@ -17,6 +17,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/internal/testutil"
 	"github.com/strata-db/strata/storage"
 )
@@ -379,7 +380,7 @@ func FuzzCommands(f *testing.F) {
 				return
 			}
 		}
-		var w commands.Writer
+		var w resp.Writer
 		w.Proto = client.Proto
 		ctx := &commands.Ctx{Args: args, Client: client, Store: st, W: &w, Env: env, NonBlocking: true}
 		commands.Dispatch(ctx, false)

@@ -1,4 +1,8 @@
-package commands
+// Package resp writes Redis's wire protocol: RESP2 and RESP3 replies built in a buffer, with the
+// encodings that differ between the two (nulls, maps, sets, doubles, booleans, pushes, verbatim
+// strings) chosen by the protocol the client speaks, and doubles formatted as Redis prints them.
+// Requests are read by redcon's parser; this package only writes.
+package resp
 
 import (
 	"math"
@@ -14,6 +18,9 @@ type Writer struct {
 	b     []byte
 	Proto int
 }
+
+// NewWriter returns a Writer that appends to buf.
+func NewWriter(buf []byte, proto int) *Writer { return &Writer{b: buf, Proto: proto} }
 
 // Bytes returns the encoded replies.
 func (w *Writer) Bytes() []byte { return w.b }
@@ -250,7 +257,16 @@ func FormatScore(dst []byte, f float64) []byte {
 	return strconv.AppendFloat(dst, f, 'g', 17, 64)
 }
 
-var (
-	posInf = math.Inf(1)
-	negInf = math.Inf(-1)
-)
+// Verbatim writes a RESP3 verbatim string of format "txt", a bulk string in RESP2, as Redis
+// does for INFO and CLIENT LIST.
+func (w *Writer) Verbatim(s string) {
+	if w.Proto != 3 {
+		w.BulkString(s)
+		return
+	}
+	w.b = append(w.b, '=')
+	w.b = strconv.AppendInt(w.b, int64(len(s)+4), 10)
+	w.b = append(w.b, "\r\ntxt:"...)
+	w.b = append(w.b, s...)
+	w.b = append(w.b, '\r', '\n')
+}
