@@ -404,15 +404,9 @@ func (vm *luaVM) luaACLCheckCmd(L *lua.LState) int {
 	if cmd == nil {
 		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	if e, _ := aclResolve(cmd, args); e != nil && len(e.subs) > 0 && len(args) > 1 {
-		// A container named with a subcommand it does not have.
+	if !ACLValidCall(cmd, args) { // a container named with a subcommand it does not have
 		return raise(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	allowed := true
-	if u := r.c.Client.ACLUser; u != nil {
-		reason, _, _ := aclCheck(u, cmd, args)
-		allowed = reason == aclOK
-	}
-	L.Push(lua.LBool(allowed))
+	L.Push(lua.LBool(ACLAllows(r.c, cmd, args)))
 	return 1
 }

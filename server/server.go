@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/strata-db/strata/acl"
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/storage"
@@ -55,7 +56,7 @@ type Server struct {
 	trk trkServer          // tracking.go: CLIENT TRACKING
 	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
-	acl *commands.ACL // acl.go: users, requirepass, protected mode
+	acl *acl.Registry // acl.go: users, requirepass, protected mode
 	tls tlsServer     // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
