@@ -149,10 +149,15 @@ func userExists(c *Ctx, user string) bool {
 // "multi" while queueing in MULTI) and returns false. Clients without a user (no ACLs, as in
 // unit tests) may run everything.
 func CheckACL(c *Ctx, cmd *Command, context string) bool {
-	d := aclDeny(c, cmd, c.Args, context)
+	u := c.Client.ACLUser
+	if u == nil || u.Unrestricted() {
+		return true
+	}
+	d := u.Check(cmd.Name, c.Args)
 	if d == nil {
 		return true
 	}
+	logACLDenial(c, u, d, context)
 	c.W.Error(d.NoPerm())
 	return false
 }
@@ -179,12 +184,17 @@ func aclDeny(c *Ctx, cmd *Command, args [][]byte, context string) *acl.Denial {
 	}
 	d := u.Check(cmd.Name, args)
 	if d != nil {
-		if a := aclOf(c); a != nil {
-			addACLLog(c, a, acl.LogEntry{Reason: d.Reason, Context: context, Object: d.Object, Username: u.Name},
-				d.Command)
-		}
+		logACLDenial(c, u, d, context)
 	}
 	return d
+}
+
+// logACLDenial records a denial of u's in the ACL LOG under context.
+func logACLDenial(c *Ctx, u *acl.User, d *acl.Denial, context string) {
+	if a := aclOf(c); a != nil {
+		addACLLog(c, a, acl.LogEntry{Reason: d.Reason, Context: context, Object: d.Object, Username: u.Name},
+			d.Command)
+	}
 }
 
 // ACLScriptDenial checks a script's redis.call on behalf of the client running the script: it
