@@ -7,13 +7,18 @@ import (
 )
 
 // TestImportLayers keeps the imports one way: cmd -> server -> commands -> storage -> goleveldb,
-// with config as a leaf. storage knows nothing of RESP or metrics; commands knows nothing of sockets.
+// with config as a leaf. storage knows nothing of RESP or metrics; commands knows nothing of sockets;
+// acl, below commands, knows nothing of commands, storage, Lua or the network.
 func TestImportLayers(t *testing.T) {
 	const mod = "github.com/strata-db/strata/"
 	forbidden := map[string][]string{
 		"storage":  {mod + "commands", mod + "server", mod + "config", "github.com/tidwall/redcon", "github.com/prometheus/", "net"},
 		"commands": {mod + "server", "github.com/tidwall/redcon"},
 		"config":   {mod + "storage", mod + "commands", mod + "server", "github.com/"},
+		// acl is the ACL model: it learns the commands from the command layer's specs and imports
+		// nothing of Strata's but internal/glob.
+		"acl": {mod + "commands", mod + "server", mod + "storage", mod + "config", "github.com/tidwall/redcon",
+			"github.com/yuin/gopher-lua", "github.com/prometheus/"},
 		// internal/ holds leaves: nothing of Strata's, nothing outside the standard library.
 		"internal/glob": {mod, "github.com/"},
 	}
