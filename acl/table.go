@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Categories are Redis 7.0's ACL categories, in its order (ACL CAT, the ACL LIST description).
+// categories are Redis 7.0's ACL categories, in its order (ACL CAT, the ACL LIST description).
 var categories = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
 	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous",
 	"connection", "transaction", "scripting"}

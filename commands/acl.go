@@ -24,7 +24,7 @@ func init() {
 		Sub: aclSubNames()})
 }
 
-var aclTable struct {
+var aclUniverse struct {
 	sync.Once
 	t *acl.Table
 }
@@ -34,8 +34,8 @@ var aclTable struct {
 // that rules naming commands Strata lacks are accepted and ACL LIST/GETUSER/CAT describe rules
 // as Redis does. It is built on first use, after every init registered its commands.
 func ACLTable() *acl.Table {
-	aclTable.Do(func() { aclTable.t = acl.NewTable(aclSpecs()) })
-	return aclTable.t
+	aclUniverse.Do(func() { aclUniverse.t = acl.NewTable(aclSpecs()) })
+	return aclUniverse.t
 }
 
 // NewACL returns a registry of users over ACLTable with only the default user.
