@@ -114,7 +114,7 @@ func cmdHello(c *Ctx) {
 	}
 	if user != nil {
 		if a != nil {
-			if !a.authenticate(c, user, pass) {
+			if !authenticate(c, a, user, pass) {
 				c.W.Error(ErrWrongPass)
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/strata-db/strata/acl"
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
@@ -34,9 +35,9 @@ type Client struct {
 
 	Conn any // the server's state of this connection (MULTI queue, subscriptions); opaque here
 
-	// ACLUser is the ACL user the connection runs as (acl.go): the default user until AUTH or
+	// ACLUser is the ACL user the connection runs as (package acl): the default user until AUTH or
 	// HELLO AUTH. Nil means no ACL checks (Envs without users, unit tests).
-	ACLUser *ACLUser
+	ACLUser *acl.User
 }
 
 // Env is what the server offers commands beyond the keyspace.

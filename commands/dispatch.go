@@ -23,7 +23,7 @@ func Dispatch(c *Ctx, requirePass bool) {
 		if u := c.Client.ACLUser; u != nil {
 			// acl.go: with ACL users, the default user decides (a password, from requirepass
 			// or ACL SETUSER, or off), as Redis's authRequired.
-			requirePass = u.acl.authRequired(c.Env.Config().RequirePass)
+			requirePass = u.Registry().AuthRequired(c.Env.Config().RequirePass)
 		}
 		if requirePass {
 			c.W.Error(ErrNoAuth)

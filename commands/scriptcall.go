@@ -83,7 +83,7 @@ func (sc *scriptCaller) ACLCheck(args [][]byte) (allowed, known bool) {
 	if cmd == nil {
 		return false, false
 	}
-	if e, _ := aclResolve(cmd, args); e != nil && len(e.subs) > 0 && len(args) > 1 {
+	if !ACLValidCall(cmd, args) {
 		return false, false // a container named with a subcommand it does not have
 	}
 	return ACLAllows(sc.c, cmd, args), true

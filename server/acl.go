@@ -6,10 +6,11 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/strata-db/strata/acl"
 	"github.com/strata-db/strata/commands"
 )
 
-// This file holds who may connect and as whom: the ACL users (commands/acl.go) of the server,
+// This file holds who may connect and as whom: the ACL users (package acl) of the server,
 // requirepass as the default user's password, and protected mode. server.go calls in through
 // initACL (New) and admit (accept); the dispatcher asks the users whether a client must
 // authenticate (commands.Dispatch).
@@ -28,7 +29,7 @@ func (s *Server) initACL() error {
 }
 
 // ACL returns the server's users (commands.ACLEnv).
-func (s *Server) ACL() *commands.ACL { return s.acl }
+func (s *Server) ACL() *acl.Registry { return s.acl }
 
 // protectedModeError is Redis 7.0.15's reply to a client refused by protected mode, byte for
 // byte (including its "Setup a an" typo).
@@ -78,7 +79,7 @@ func (s *Server) admit(conn redcon.Conn, c *client) bool {
 // KillRevokedSubscribers closes the connections of u that are subscribed to a channel, pattern
 // or shard channel u may no longer use, after ACL SETUSER changed u (commands.SubscriberKiller),
 // as Redis's ACLKillPubsubClientsIfNeeded. The calling client is closed after its reply.
-func (s *Server) KillRevokedSubscribers(self *commands.Client, u *commands.ACLUser) {
+func (s *Server) KillRevokedSubscribers(self *commands.Client, u *acl.User) {
 	var ids []int64
 	for _, ci := range s.Clients() {
 		if ci.ACLUser == u {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/strata-db/strata/acl"
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/resp"
@@ -56,7 +57,7 @@ type Server struct {
 	trk trkServer          // tracking.go: CLIENT TRACKING
 	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
-	acl  *commands.ACL // acl.go: users, requirepass, protected mode
+	acl  *acl.Registry // acl.go: users, requirepass, protected mode
 	repl replState     // replication.go: replication ID, offsets, backlog
 	tls  tlsServer     // tls.go: the tls-port listener
 

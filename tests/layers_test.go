@@ -19,6 +19,10 @@ func TestImportLayers(t *testing.T) {
 		"config":      {mod + "storage", mod + "commands", mod + "server", "github.com/"},
 		// scripting is below commands: it reaches the command table through its Caller.
 		"scripting": {mod + "commands", mod + "server", mod + "replication", "github.com/tidwall/redcon", "github.com/prometheus/"},
+		// acl is the ACL model: it learns the commands from the command layer's specs and imports
+		// nothing of Strata's but internal/.
+		"acl": {mod + "commands", mod + "server", mod + "storage", mod + "config", mod + "scripting",
+			"github.com/tidwall/redcon", "github.com/yuin/gopher-lua", "github.com/prometheus/"},
 	}
 	// internal/ holds leaves: nothing of Strata's, nothing outside the standard library (the
 	// test helpers excepted, which start servers).
