@@ -75,6 +75,8 @@ type ServerEnv interface {
 	SetConfig(cfg *config.Config) error
 	// ConfigFile returns the path of the configuration file the server started with, or "".
 	ConfigFile() string
+	// Info renders INFO for the sections asked (lower-cased names; none means "default").
+	Info(sections []string) string
 }
 
 // ClientInfo is a snapshot of one client for CLIENT LIST and CLIENT KILL.

@@ -14,6 +14,20 @@ import (
 func init() {
 	register(&Command{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdCommand,
 		Sub: []string{"count", "docs", "getkeys", "help", "info", "list"}})
+	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdInfo})
+}
+
+// cmdInfo implements INFO [section ...]; the server renders the sections.
+func cmdInfo(c *Ctx) {
+	srv := serverEnv(c)
+	if srv == nil {
+		return
+	}
+	sections := make([]string, 0, len(c.Args)-1)
+	for _, a := range c.Args[1:] {
+		sections = append(sections, strings.ToLower(string(a)))
+	}
+	c.W.Verbatim(srv.Info(sections))
 }
 
 func cmdCommand(c *Ctx) {

@@ -1,4 +1,4 @@
-package commands
+package server
 
 import (
 	"bytes"
@@ -17,19 +17,16 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb"
 
+	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/scripting"
 )
-
-func init() {
-	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdInfo})
-}
 
 // infoSection is one INFO section: its name as INFO takes it, its title, and whether INFO
 // with no argument ("default") and INFO all include it (everything includes all sections).
 type infoSection struct {
 	name, title string
 	dflt, all   bool
-	gen         func(b *infoBuilder, c *Ctx, st *ServerStats)
+	gen         func(b *infoBuilder, s *Server, st *commands.ServerStats)
 }
 
 var infoSections = []infoSection{
@@ -40,10 +37,10 @@ var infoSections = []infoSection{
 	{"stats", "Stats", true, true, infoStats},
 	{"replication", "Replication", true, true, infoReplication},
 	{"cpu", "CPU", true, true, infoCPU},
-	{"modules", "Modules", true, false, func(*infoBuilder, *Ctx, *ServerStats) {}},
+	{"modules", "Modules", true, false, func(*infoBuilder, *Server, *commands.ServerStats) {}},
 	{"commandstats", "Commandstats", false, true, infoCommandStats},
 	{"errorstats", "Errorstats", true, true, infoErrorStats},
-	{"cluster", "Cluster", true, true, func(b *infoBuilder, _ *Ctx, _ *ServerStats) { b.kv("cluster_enabled", "0") }},
+	{"cluster", "Cluster", true, true, func(b *infoBuilder, _ *Server, _ *commands.ServerStats) { b.kv("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, true, infoKeyspace},
 	{"storage", "Storage", true, true, infoStorage},
 }
@@ -60,30 +57,25 @@ func (b *infoBuilder) kv(k, v string) {
 
 func (b *infoBuilder) kvi(k string, v int64) { b.kv(k, strconv.FormatInt(v, 10)) }
 
-// cmdInfo implements INFO [section ...].
-func cmdInfo(c *Ctx) {
+// Info renders INFO for the sections asked (lower-cased names; none means "default"), as
+// Redis 7.0 lays them out, with Strata's storage section.
+func (s *Server) Info(sections []string) string {
 	want := map[string]bool{}
 	everything, all := false, false
-	if len(c.Args) == 1 {
+	if len(sections) == 0 {
 		want["default"] = true
 	}
-	for _, a := range c.Args[1:] {
-		s := strings.ToLower(string(a))
-		switch s {
+	for _, name := range sections {
+		switch name {
 		case "everything":
 			everything = true
 		case "all":
 			all = true
 		default:
-			want[s] = true
+			want[name] = true
 		}
 	}
-	var st *ServerStats
-	if srv, ok := c.Env.(ServerEnv); ok {
-		st = srv.Stats()
-	} else {
-		st = &ServerStats{Version: "unknown", Started: time.Now(), Errors: map[string]int64{}}
-	}
+	st := s.Stats()
 	var b infoBuilder
 	n := 0
 	for _, sec := range infoSections {
@@ -95,26 +87,17 @@ func cmdInfo(c *Ctx) {
 		}
 		n++
 		b.WriteString("# " + sec.title + "\r\n")
-		sec.gen(&b, c, st)
+		sec.gen(&b, s, st)
 	}
-	c.W.Verbatim(b.String())
+	return b.String()
 }
 
-var (
-	infoRunIDOnce sync.Once
-	infoRunID     string
-	infoReplID    string
-)
-
-func infoIDs() (string, string) {
-	infoRunIDOnce.Do(func() {
-		var p [40]byte
-		rand.Read(p[:])
-		infoRunID = hex.EncodeToString(p[:20])
-		infoReplID = hex.EncodeToString(p[20:])
-	})
-	return infoRunID, infoReplID
-}
+// runID names this run of the server in INFO (run_id): 40 random hex characters.
+var runID = sync.OnceValue(func() string {
+	var p [20]byte
+	rand.Read(p[:])
+	return hex.EncodeToString(p[:])
+})
 
 func utsString(a [65]int8) string {
 	var b []byte
@@ -127,9 +110,8 @@ func utsString(a [65]int8) string {
 	return string(b)
 }
 
-func infoServer(b *infoBuilder, c *Ctx, st *ServerStats) {
-	cfg := c.Env.Config()
-	runID, _ := infoIDs()
+func infoServer(b *infoBuilder, s *Server, st *commands.ServerStats) {
+	cfg := s.Config()
 	now := time.Now()
 	uptime := int64(now.Sub(st.Started) / time.Second)
 	osName := runtime.GOOS
@@ -142,7 +124,7 @@ func infoServer(b *infoBuilder, c *Ctx, st *ServerStats) {
 	if port == 0 {
 		port = int64(cfg.Port)
 	}
-	b.kv("redis_version", RedisVersion)
+	b.kv("redis_version", commands.RedisVersion)
 	b.kv("strata_version", st.Version)
 	b.kv("redis_git_sha1", "00000000")
 	b.kv("redis_git_dirty", "0")
@@ -156,7 +138,7 @@ func infoServer(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kv("go_version", runtime.Version())
 	b.kvi("process_id", int64(os.Getpid()))
 	b.kv("process_supervised", "no")
-	b.kv("run_id", runID)
+	b.kv("run_id", runID())
 	b.kvi("tcp_port", port)
 	b.kvi("server_time_usec", now.UnixMicro())
 	b.kvi("uptime_in_seconds", uptime)
@@ -169,10 +151,10 @@ func infoServer(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kv("io_threads_active", "0")
 }
 
-func infoClients(b *infoBuilder, c *Ctx, st *ServerStats) {
+func infoClients(b *infoBuilder, s *Server, st *commands.ServerStats) {
 	b.kvi("connected_clients", int64(st.ConnectedClients))
 	b.kv("cluster_connections", "0")
-	b.kvi("maxclients", int64(c.Env.Config().MaxClients))
+	b.kvi("maxclients", int64(s.Config().MaxClients))
 	b.kv("client_recent_max_input_buffer", "0")
 	b.kv("client_recent_max_output_buffer", "0")
 	b.kvi("blocked_clients", int64(st.BlockedClients))
@@ -213,7 +195,7 @@ func infoRSS() int64 {
 
 var infoPeak atomic.Int64
 
-func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
+func infoMemory(b *infoBuilder, s *Server, _ *commands.ServerStats) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	used := int64(ms.HeapAlloc)
@@ -237,9 +219,8 @@ func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kv("used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
 	b.kvi("total_system_memory", total)
 	b.kv("total_system_memory_human", infoHuman(total))
-	if c.Store != nil {
-		b.kvi("number_of_cached_scripts", scripting.CachedScripts(c.Store))
-	}
+
+	b.kvi("number_of_cached_scripts", scripting.CachedScripts(s.store))
 	b.kv("maxmemory", "0")
 	b.kv("maxmemory_human", "0B")
 	b.kv("maxmemory_policy", "noeviction")
@@ -252,23 +233,19 @@ func infoMemory(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("go_sys", int64(ms.Sys))
 	b.kvi("go_num_gc", int64(ms.NumGC))
 	b.kvi("go_goroutines", int64(runtime.NumGoroutine()))
-	b.kvi("leveldb_block_cache_capacity", c.Env.Config().LevelDBBlockCacheSize)
-	if c.Store != nil {
-		var ds leveldb.DBStats
-		if c.Store.LevelDB().Stats(&ds) == nil {
-			b.kvi("leveldb_block_cache_used", int64(ds.BlockCacheSize))
-		}
+	b.kvi("leveldb_block_cache_capacity", s.Config().LevelDBBlockCacheSize)
+
+	var ds leveldb.DBStats
+	if s.store.LevelDB().Stats(&ds) == nil {
+		b.kvi("leveldb_block_cache_used", int64(ds.BlockCacheSize))
 	}
 	b.kv("lazyfree_pending_objects", "0")
 }
 
-func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
+func infoPersistence(b *infoBuilder, s *Server, _ *commands.ServerStats) {
 	b.kv("loading", "0")
 	b.kv("async_loading", "0")
-	if c.Store == nil {
-		return
-	}
-	bi := c.Store.BackupInfo()
+	bi := s.store.BackupInfo()
 	status := "ok"
 	if bi.LastErr != "" {
 		status = "err"
@@ -277,7 +254,7 @@ func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	if bi.Duration > 0 {
 		dur = int64(bi.Duration / time.Second)
 	}
-	b.kvi("rdb_changes_since_last_save", c.Store.Changes())
+	b.kvi("rdb_changes_since_last_save", s.store.Changes())
 	b.kv("rdb_bgsave_in_progress", boolDigit(bi.InProgress))
 	b.kvi("rdb_last_save_time", bi.LastTime.Unix())
 	b.kv("rdb_last_bgsave_status", status)
@@ -286,14 +263,14 @@ func infoPersistence(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("backup_last_size", bi.Size)
 	// Every write goes to the journal (CONFIG GET appendonly answers yes); it needs no rewrite.
 	writeStatus := "ok"
-	if c.Store.WriteError() != nil {
+	if s.store.WriteError() != nil {
 		writeStatus = "err"
 	}
 	b.kv("aof_enabled", "1")
 	b.kv("aof_rewrite_in_progress", "0")
 	b.kv("aof_rewrite_scheduled", "0")
 	b.kv("aof_last_write_status", writeStatus)
-	b.kv("appendfsync", c.Env.Config().AppendFsync)
+	b.kv("appendfsync", s.Config().AppendFsync)
 }
 
 func boolDigit(v bool) string {
@@ -303,13 +280,10 @@ func boolDigit(v bool) string {
 	return "0"
 }
 
-func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
-	var expired, reclaimed, garbage int64
-	if c.Store != nil {
-		expired = c.Store.Stats.ExpiredKeys.Load()
-		reclaimed = c.Store.Stats.ReclaimedKeys.Load()
-		garbage = c.Store.Stats.GarbagePending.Load()
-	}
+func infoStats(b *infoBuilder, s *Server, st *commands.ServerStats) {
+	expired := s.store.Stats.ExpiredKeys.Load()
+	reclaimed := s.store.Stats.ReclaimedKeys.Load()
+	garbage := s.store.Stats.GarbagePending.Load()
 	b.kvi("total_connections_received", st.TotalConnections)
 	b.kvi("total_commands_processed", st.TotalCommands)
 	b.kv("instantaneous_ops_per_sec", "0")
@@ -345,13 +319,8 @@ func infoStats(b *infoBuilder, c *Ctx, st *ServerStats) {
 	b.kvi("client_panics", st.ClientPanics)
 }
 
-func infoReplication(b *infoBuilder, _ *Ctx, st *ServerStats) {
+func infoReplication(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	r := st.Replication
-	if r.Role == "" { // an Env without replication state (unit tests)
-		_, id := infoIDs()
-		r = ReplicationStats{Role: "master", ID: id, ID2: "0000000000000000000000000000000000000000",
-			SecondOffset: -1, BacklogSize: 1 << 20}
-	}
 	b.kv("role", r.Role)
 	b.kvi("connected_slaves", int64(r.Replicas))
 	b.kv("master_failover_state", "no-failover")
@@ -365,7 +334,7 @@ func infoReplication(b *infoBuilder, _ *Ctx, st *ServerStats) {
 	b.kvi("repl_backlog_histlen", int64(r.BacklogHist))
 }
 
-func infoCPU(b *infoBuilder, _ *Ctx, _ *ServerStats) {
+func infoCPU(b *infoBuilder, _ *Server, _ *commands.ServerStats) {
 	var self, children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
@@ -378,7 +347,7 @@ func infoCPU(b *infoBuilder, _ *Ctx, _ *ServerStats) {
 	b.kv("used_cpu_user_children", tv(children.Utime))
 }
 
-func infoCommandStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
+func infoCommandStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	for _, cs := range st.Commands {
 		perCall := 0.0
 		if cs.Calls > 0 {
@@ -389,7 +358,7 @@ func infoCommandStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
 	}
 }
 
-func infoErrorStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
+func infoErrorStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	codes := make([]string, 0, len(st.Errors))
 	for k := range st.Errors {
 		codes = append(codes, k)
@@ -400,12 +369,9 @@ func infoErrorStats(b *infoBuilder, _ *Ctx, st *ServerStats) {
 	}
 }
 
-func infoKeyspace(b *infoBuilder, c *Ctx, _ *ServerStats) {
-	if c.Store == nil {
-		return
-	}
-	for db := 0; db < c.Store.Databases(); db++ {
-		keys, expires := c.Store.KeyCounts(db)
+func infoKeyspace(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+	for db := 0; db < s.store.Databases(); db++ {
+		keys, expires := s.store.KeyCounts(db)
 		if keys == 0 && expires == 0 {
 			continue
 		}
@@ -415,15 +381,12 @@ func infoKeyspace(b *infoBuilder, c *Ctx, _ *ServerStats) {
 
 // infoStorage reports the LevelDB engine: per-level tables and sizes, compactions, I/O,
 // caches and write stalls.
-func infoStorage(b *infoBuilder, c *Ctx, _ *ServerStats) {
-	cfg := c.Env.Config()
+func infoStorage(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+	cfg := s.Config()
 	b.kv("storage_engine", "leveldb")
 	b.kv("data_dir", cfg.Dir)
-	if c.Store == nil {
-		return
-	}
 	var ds leveldb.DBStats
-	if err := c.Store.LevelDB().Stats(&ds); err != nil {
+	if err := s.store.LevelDB().Stats(&ds); err != nil {
 		b.kv("leveldb_stats_error", strings.ReplaceAll(err.Error(), "\n", " "))
 		return
 	}
@@ -459,19 +422,19 @@ func infoStorage(b *infoBuilder, c *Ctx, _ *ServerStats) {
 	b.kvi("leveldb_block_size", int64(cfg.LevelDBBlockSize))
 	b.kvi("leveldb_write_buffer_size", int64(cfg.LevelDBWriteBufferSize))
 	b.kv("leveldb_compression", cfg.LevelDBCompression)
-	b.kvi("expired_keys", c.Store.Stats.ExpiredKeys.Load())
-	b.kvi("reclaimed_keys", c.Store.Stats.ReclaimedKeys.Load())
-	b.kvi("garbage_pending", c.Store.Stats.GarbagePending.Load())
-	ci := c.Store.CompactInfo()
+	b.kvi("expired_keys", s.store.Stats.ExpiredKeys.Load())
+	b.kvi("reclaimed_keys", s.store.Stats.ReclaimedKeys.Load())
+	b.kvi("garbage_pending", s.store.Stats.GarbagePending.Load())
+	ci := s.store.CompactInfo()
 	b.kv("strata_compaction_in_progress", boolDigit(ci.InProgress))
 	b.kvi("strata_compactions_run", ci.Runs)
 	b.kvi("strata_last_compaction_ms", ci.LastTime.Milliseconds())
-	vs := c.Store.ValueLogStats()
+	vs := s.store.ValueLogStats()
 	b.kvi("value_log_files", int64(vs.Files))
 	b.kvi("value_log_bytes", vs.Bytes)
 	b.kvi("value_log_live_bytes", vs.LiveBytes)
 	b.kvi("value_log_staged_values", vs.Staged)
-	cacheBytes, hits, misses := c.Store.CacheStats()
+	cacheBytes, hits, misses := s.store.CacheStats()
 	b.kvi("key_cache_bytes", cacheBytes)
 	b.kvi("key_cache_hits", hits)
 	b.kvi("key_cache_misses", misses)
