@@ -46,43 +46,6 @@ func signExtend(v uint64, bits uint) int64 {
 	return int64(v<<shift) >> shift
 }
 
-// decodeListpack validates a listpack as the deep sanitizer does (total
-// size, every entry's encoding and back-length within bounds, the element
-// count, the terminator) and returns its entries.
-func decodeListpack(b []byte) ([]entry, error) {
-	const hdr = 6
-	if len(b) < hdr+1 {
-		return nil, corrupt("listpack too short")
-	}
-	if binary.LittleEndian.Uint32(b) != uint32(len(b)) || uint64(len(b)) > 1<<32-1 {
-		return nil, corrupt("listpack size header does not match")
-	}
-	if b[len(b)-1] != 0xff {
-		return nil, corrupt("listpack not terminated")
-	}
-	count := binary.LittleEndian.Uint16(b[4:])
-	end := len(b) - 1
-	var out []entry
-	for p := hdr; ; {
-		if p >= end {
-			if p != end {
-				return nil, corrupt("listpack entry overruns the end")
-			}
-			break
-		}
-		e, next, err := listpackEntry(b[:end], p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-		p = next
-	}
-	if count != 0xffff && int(count) != len(out) {
-		return nil, corrupt("listpack holds %d entries, header says %d", len(out), count)
-	}
-	return out, nil
-}
-
 // listpackEntry decodes the entry at b[p:], b ending before the terminator.
 func listpackEntry(b []byte, p int) (entry, int, error) {
 	var e entry
@@ -155,46 +118,6 @@ func backlen(l uint64) []byte {
 		return []byte{byte(l >> 21), byte(l>>14&127) | 128, byte(l>>7&127) | 128, byte(l&127) | 128}
 	}
 	return []byte{byte(l >> 28), byte(l>>21&127) | 128, byte(l>>14&127) | 128, byte(l>>7&127) | 128, byte(l&127) | 128}
-}
-
-// decodeZiplist validates a ziplist as the deep sanitizer does (total
-// size, tail offset, each entry's previous-length, encoding and bounds, the
-// count, the terminator) and returns its entries.
-func decodeZiplist(b []byte) ([]entry, error) {
-	const hdr = 10
-	if len(b) < hdr+1 {
-		return nil, corrupt("ziplist too short")
-	}
-	if binary.LittleEndian.Uint32(b) != uint32(len(b)) || uint64(len(b)) > 1<<32-1 {
-		return nil, corrupt("ziplist size header does not match")
-	}
-	if b[len(b)-1] != 0xff {
-		return nil, corrupt("ziplist not terminated")
-	}
-	tail := int(binary.LittleEndian.Uint32(b[4:]))
-	count := binary.LittleEndian.Uint16(b[8:])
-	end := len(b) - 1
-	var out []entry
-	prevLen, last := 0, hdr
-	p := hdr
-	for p < end && b[p] != 0xff {
-		e, next, err := ziplistEntry(b[:end], p, prevLen)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-		prevLen, last, p = next-p, p, next
-	}
-	if p != end {
-		return nil, corrupt("ziplist entries do not reach the terminator")
-	}
-	if tail != last {
-		return nil, corrupt("ziplist tail offset is wrong")
-	}
-	if count != 0xffff && int(count) != len(out) {
-		return nil, corrupt("ziplist holds %d entries, header says %d", len(out), count)
-	}
-	return out, nil
 }
 
 // ziplistEntry decodes the entry at b[p:], checking that it records the
@@ -273,86 +196,3 @@ func ziplistEntry(b []byte, p, prevLen int) (entry, int, error) {
 	return e, q + hl + dl, nil
 }
 
-// decodeIntset validates an intset (width 2, 4 or 8, size matching the
-// count, members strictly ascending) and returns its members.
-func decodeIntset(b []byte) ([]entry, error) {
-	if len(b) < 8 {
-		return nil, corrupt("intset too short")
-	}
-	width := uint64(binary.LittleEndian.Uint32(b))
-	n := uint64(binary.LittleEndian.Uint32(b[4:]))
-	if width != 2 && width != 4 && width != 8 {
-		return nil, corrupt("invalid intset encoding %d", width)
-	}
-	if 8+n*width != uint64(len(b)) {
-		return nil, corrupt("intset size does not match its count")
-	}
-	out := make([]entry, 0, n)
-	for i := uint64(0); i < n; i++ {
-		v := signExtend(le(b[8+i*width:8+(i+1)*width]), uint(8*width))
-		if i > 0 && v <= out[i-1].i {
-			return nil, corrupt("intset members out of order")
-		}
-		out = append(out, entry{i: v, isInt: true})
-	}
-	return out, nil
-}
-
-// decodeZipmap validates a zipmap (lengths within bounds, 1-byte lengths
-// below 254, the count, the terminator) and returns its fields and values
-// in turn.
-func decodeZipmap(b []byte) ([]entry, error) {
-	if len(b) < 2 || b[len(b)-1] != 0xff {
-		return nil, corrupt("zipmap not terminated")
-	}
-	end := len(b) - 1
-	readLen := func(p int) (int, int, error) {
-		if p >= end {
-			return 0, 0, corrupt("zipmap entry overruns the end")
-		}
-		if b[p] < 254 {
-			return int(b[p]), p + 1, nil
-		}
-		if b[p] == 255 || p+5 > end {
-			return 0, 0, corrupt("zipmap entry overruns the end")
-		}
-		n := binary.LittleEndian.Uint32(b[p+1:])
-		if n < 254 || uint64(n) > uint64(end) {
-			return 0, 0, corrupt("zipmap length invalid")
-		}
-		return int(n), p + 5, nil
-	}
-	var out []entry
-	p := 1
-	for p < end && b[p] != 0xff {
-		l, q, err := readLen(p)
-		if err != nil {
-			return nil, err
-		}
-		if q+l > end {
-			return nil, corrupt("zipmap entry overruns the end")
-		}
-		field := b[q : q+l]
-		l, q, err = readLen(q + l)
-		if err != nil {
-			return nil, err
-		}
-		if q >= end {
-			return nil, corrupt("zipmap entry overruns the end")
-		}
-		free := int(b[q])
-		q++
-		if q+l+free > end {
-			return nil, corrupt("zipmap entry overruns the end")
-		}
-		out = append(out, entry{s: field}, entry{s: b[q : q+l]})
-		p = q + l + free
-	}
-	if p != end {
-		return nil, corrupt("zipmap entries do not reach the terminator")
-	}
-	if b[0] != 254 && int(b[0]) != len(out)/2 {
-		return nil, corrupt("zipmap count does not match")
-	}
-	return out, nil
-}

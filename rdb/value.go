@@ -32,7 +32,7 @@ type Value struct {
 	in        *input
 	outer     uint64 // table elements or quicklist nodes still to read
 	arity     int    // entries per element in a packed blob
-	blob      []entry
+	blob      *blob // the packed blob being read, nil between blobs
 	minExpire int64
 	count     int64 // declared element count, -1 if unknown
 	produced  uint64
@@ -93,10 +93,11 @@ func newValue(t byte, in *input) (*Value, error) {
 		}
 		fallthrough
 	default:
-		if err := v.loadBlob(t); err != nil {
+		n, err := v.loadBlob(t)
+		if err != nil {
 			return nil, err
 		}
-		v.count = int64(len(v.blob) / v.arity)
+		v.count = int64(n)
 		return v, nil
 	}
 	v.count = -1
@@ -106,41 +107,45 @@ func newValue(t byte, in *input) (*Value, error) {
 	return v, nil
 }
 
-// loadBlob reads and validates one packed blob of encoding t.
-func (v *Value) loadBlob(t byte) error {
+// loadBlob reads one packed blob of encoding t and validates it whole
+// (structure, a whole number of elements, no duplicate members) before
+// any element is delivered. It returns the blob's element count.
+func (v *Value) loadBlob(t byte) (int, error) {
 	b, err := v.in.readString()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var es []entry
-	switch t {
-	case TypeHashZipmap:
-		es, err = decodeZipmap(b)
-	case TypeListZiplist, TypeZSetZiplist, TypeHashZiplist, TypeListQuicklist:
-		es, err = decodeZiplist(b)
-	case TypeSetIntset:
-		es, err = decodeIntset(b)
-	default:
-		es, err = decodeListpack(b)
-	}
+	z, err := newBlob(t, b)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if len(es)%v.arity != 0 {
-		return corrupt("packed value holds %d entries, not a multiple of %d", len(es), v.arity)
-	}
+	var seen map[string]struct{}
 	if v.Kind != KindList && t != TypeSetIntset {
-		seen := make(map[string]struct{}, len(es)/v.arity)
-		for i := 0; i < len(es); i += v.arity {
-			k := es[i].key()
+		seen = map[string]struct{}{}
+	}
+	n := 0
+	for ; ; n++ {
+		e, ok, err := z.next()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		if seen != nil && n%v.arity == 0 {
+			k := e.key()
 			if _, dup := seen[k]; dup {
-				return corrupt("duplicate member %q", k)
+				return 0, corrupt("duplicate member %q", k)
 			}
 			seen[k] = struct{}{}
 		}
 	}
-	v.blob = es
-	return nil
+	if n%v.arity != 0 {
+		return 0, corrupt("packed value holds %d entries, not a multiple of %d", n, v.arity)
+	}
+	z.rewind()
+	v.blob = z
+	return n / v.arity, nil
 }
 
 // Len returns the element count the value declares, or -1 where only
@@ -200,14 +205,21 @@ func (v *Value) drain() error {
 }
 
 func (v *Value) next() (Element, error) {
-	for len(v.blob) == 0 {
+	for {
+		if v.blob != nil {
+			e, ok, err := v.blobElement()
+			if ok || err != nil {
+				return e, err
+			}
+			v.blob = nil
+		}
 		if v.outer == 0 {
 			return Element{}, io.EOF
 		}
 		v.outer--
 		switch v.Type {
 		case TypeListQuicklist:
-			if err := v.loadBlob(TypeListQuicklist); err != nil {
+			if _, err := v.loadBlob(TypeListQuicklist); err != nil {
 				return Element{}, err
 			}
 		case TypeListQuicklist2:
@@ -220,7 +232,7 @@ func (v *Value) next() (Element, error) {
 				b, err := v.in.readString()
 				return Element{Member: b}, err
 			case containerPacked:
-				if err := v.loadBlob(TypeListQuicklist2); err != nil {
+				if _, err := v.loadBlob(TypeListQuicklist2); err != nil {
 					return Element{}, err
 				}
 			default:
@@ -230,30 +242,38 @@ func (v *Value) next() (Element, error) {
 			return v.readTableElement()
 		}
 	}
-	es := v.blob[:v.arity]
-	v.blob = v.blob[v.arity:]
-	var e Element
+}
+
+// blobElement reads the next element of the current blob; ok is false at
+// its end.
+func (v *Value) blobElement() (e Element, ok bool, err error) {
+	var es [3]entry
+	for i := 0; i < v.arity; i++ {
+		if es[i], ok, err = v.blob.next(); !ok || err != nil {
+			return e, false, err
+		}
+	}
 	e.Member = es[0].bytes()
 	switch {
 	case v.Kind == KindZSet:
 		s, err := es[1].score()
 		if err != nil {
-			return e, err
+			return e, false, err
 		}
 		if math.IsNaN(s) {
-			return e, corrupt("sorted set score is NaN")
+			return e, false, corrupt("sorted set score is NaN")
 		}
 		e.Score = s
 	case v.Kind == KindHash:
 		e.Value = es[1].bytes()
 		if v.arity == 3 {
 			if !es[2].isInt || es[2].i < 0 {
-				return e, corrupt("hash field TTL is not a time")
+				return e, false, corrupt("hash field TTL is not a time")
 			}
 			e.ExpireAt = es[2].i
 		}
 	}
-	return e, nil
+	return e, true, nil
 }
 
 // readTableElement reads one element of a non-packed encoding.
