@@ -82,8 +82,7 @@ func TestRefused(t *testing.T) {
 		body []byte
 		want error
 	}{
-		{"stream", TypeStreamListpacks2, rdbLen(0), ErrUnsupported},
-		{"module", TypeModule2, rdbLen(0), ErrUnsupported},
+		{"module", TypeModule2, cat(rdbLen(moduleID("mymodule1", 1)), rdbLen(moduleOpEOF)), ErrUnsupported},
 		{"unknown type", 42, nil, ErrCorrupt},
 		{"huge list", TypeList, cat(rdbLen(1<<40), rdbStr("x")), ErrCorrupt},
 		{"huge string", TypeString, rdbLen(1 << 40), ErrTooLarge},
@@ -126,6 +125,9 @@ func TestRefused(t *testing.T) {
 			}
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
+			}
+			if c.name == "module" && !strings.Contains(err.Error(), "mymodule1") {
+				t.Fatalf("module error does not name the module: %v", err)
 			}
 		})
 	}

@@ -42,6 +42,9 @@ func ParseDump(payload []byte, opts *Options) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.skip != nil {
+		return nil, v.err
+	}
 	v.finish = func() error {
 		if n := in.remaining(); n != 0 {
 			return corrupt("%d bytes after the value", n)

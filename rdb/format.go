@@ -78,9 +78,13 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	// KindStream and KindModule values are recognised and skipped, not
+	// decoded: their Next fails with ErrUnsupported.
+	KindStream
+	KindModule
 )
 
-var kindNames = [...]string{"string", "list", "set", "zset", "hash"}
+var kindNames = [...]string{"string", "list", "set", "zset", "hash", "stream", "module"}
 
 // String returns the type's name as the TYPE command reports it.
 func (k Kind) String() string {

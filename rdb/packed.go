@@ -195,4 +195,3 @@ func ziplistEntry(b []byte, p, prevLen int) (entry, int, error) {
 	}
 	return e, q + hl + dl, nil
 }
-

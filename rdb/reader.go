@@ -206,9 +206,6 @@ func (r *Reader) next() (*Record, error) {
 }
 
 func (r *Reader) readKey(t byte, expireAt, idle int64, freq int) (*Record, error) {
-	if _, _, err := kindOf(t); err != nil {
-		return nil, err
-	}
 	key, err := r.in.readString()
 	if err != nil {
 		return nil, err
@@ -267,14 +264,22 @@ func (r *Reader) skipModuleAux() (string, error) {
 	if _, err := in.readLength(); err != nil {
 		return "", err
 	}
+	if err := skipModuleOps(in); err != nil {
+		return "", err
+	}
+	return moduleName(id), nil
+}
+
+// skipModuleOps reads past module data: typed opcodes up to the EOF one.
+func skipModuleOps(in *input) error {
 	for {
 		op, err := in.readLength()
 		if err != nil {
-			return "", err
+			return err
 		}
 		switch op {
 		case moduleOpEOF:
-			return moduleName(id), nil
+			return nil
 		case moduleOpSInt, moduleOpUInt:
 			_, err = in.readLength()
 		case moduleOpFloat:
@@ -282,22 +287,115 @@ func (r *Reader) skipModuleAux() (string, error) {
 		case moduleOpDouble:
 			err = in.skip(8)
 		case moduleOpString:
-			var n uint64
-			var enc bool
-			if n, enc, err = in.readLen(); err == nil {
-				if enc {
-					err = skipEncodedString(in, n)
-				} else {
-					err = in.skip(n)
-				}
-			}
+			err = skipString(in)
 		default:
-			return "", corrupt("unknown module opcode %d", op)
+			return corrupt("unknown module opcode %d", op)
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 	}
+}
+
+// skipString reads past a string in any encoding.
+func skipString(in *input) error {
+	n, enc, err := in.readLen()
+	if err != nil {
+		return err
+	}
+	if !enc {
+		return in.skip(n)
+	}
+	return skipEncodedString(in, n)
+}
+
+// skipLengths reads past n lengths.
+func skipLengths(in *input, n int) error {
+	for ; n > 0; n-- {
+		if _, err := in.readLength(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipStream reads past a stream of type t: its listpacks, metadata,
+// consumer groups, pending entries and consumers.
+func skipStream(t byte, in *input) error {
+	nodes, err := in.readLength()
+	if err != nil {
+		return err
+	}
+	for ; nodes > 0; nodes-- {
+		if err := skipString(in); err != nil { // master ID
+			return err
+		}
+		if err := skipString(in); err != nil { // listpack
+			return err
+		}
+	}
+	meta := 3 // length, last ID
+	if t >= TypeStreamListpacks2 {
+		meta += 5 // first ID, max deleted ID, entries added
+	}
+	if err := skipLengths(in, meta); err != nil {
+		return err
+	}
+	groups, err := in.readLength()
+	if err != nil {
+		return err
+	}
+	for ; groups > 0; groups-- {
+		if err := skipString(in); err != nil {
+			return err
+		}
+		ids := 2
+		if t >= TypeStreamListpacks2 {
+			ids++ // entries read
+		}
+		if err := skipLengths(in, ids); err != nil {
+			return err
+		}
+		pel, err := in.readLength()
+		if err != nil {
+			return err
+		}
+		for ; pel > 0; pel-- {
+			if err := in.skip(16 + 8); err != nil { // ID, delivery time
+				return err
+			}
+			if err := skipLengths(in, 1); err != nil { // delivery count
+				return err
+			}
+		}
+		consumers, err := in.readLength()
+		if err != nil {
+			return err
+		}
+		for ; consumers > 0; consumers-- {
+			times := uint64(8) // seen time
+			if t >= TypeStreamListpacks3 {
+				times += 8 // active time
+			}
+			if err := skipString(in); err != nil {
+				return err
+			}
+			if err := in.skip(times); err != nil {
+				return err
+			}
+			cpel, err := in.readLength()
+			if err != nil {
+				return err
+			}
+			if cpel > 1<<60 {
+				return corrupt("consumer PEL size %d", cpel)
+			}
+			if err := in.skip(16 * cpel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func skipEncodedString(in *input, enc uint64) error {

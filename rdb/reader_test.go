@@ -139,9 +139,9 @@ func TestReaderRefuses(t *testing.T) {
 			t.Fatalf("file cut at %d accepted", i)
 		}
 	}
-	stream := cat([]byte("REDIS0009"), []byte{TypeStreamListpacks}, rdbStr("x"))
-	if _, err := readAll(bytes.NewReader(stream)); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("stream: %v", err)
+	pre := cat([]byte("REDIS0009"), []byte{TypeModulePreGA}, rdbStr("x"), rdbLen(moduleID("oldmodule", 0)))
+	if _, err := readAll(bytes.NewReader(pre)); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("pre-GA module value: %v", err)
 	}
 	// A claimed 2^40-element list ends with the data, without a huge allocation.
 	huge := cat([]byte("REDIS0009"), []byte{TypeList}, rdbStr("l"), rdbLen(1<<40), rdbStr("x"), rdbStr("y"))
@@ -194,5 +194,59 @@ func TestWriterRoundTrip(t *testing.T) {
 		"select 15", `key 15 h hash exp=-1 idle=-1 freq=-1 ["f=v"]`, "select 1", `key 1 set set exp=-1 idle=-1 freq=-1 ["m"]`}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%v\ngot  %q\nwant %q", err, got, want)
+	}
+}
+
+// handStream builds a stream value of type t: one listpack node, one
+// consumer group with one pending entry, owned by one consumer.
+func handStream(t byte) []byte {
+	id := strings.Repeat("\x00", 16)
+	b := cat(rdbLen(1), rdbStr(id), rdbStr(string(lpBuild("x", 1))), rdbLen(1), rdbLen(1700000000000), rdbLen(0))
+	if t >= TypeStreamListpacks2 {
+		b = cat(b, rdbLen(1), rdbLen(0), rdbLen(0), rdbLen(0), rdbLen(1))
+	}
+	b = cat(b, rdbLen(1), rdbStr("group"), rdbLen(0), rdbLen(0))
+	if t >= TypeStreamListpacks2 {
+		b = cat(b, rdbLen(1))
+	}
+	b = cat(b, rdbLen(1), []byte(id), u64(1700000000000), rdbLen(1), rdbLen(1), rdbStr("alice"), u64(1700000000000))
+	if t >= TypeStreamListpacks3 {
+		b = cat(b, u64(1700000000000))
+	}
+	return cat(b, rdbLen(1), []byte(id))
+}
+
+// TestReaderSkips checks that streams and module values are reported
+// unsupported and skipped, and the keys after them still read.
+func TestReaderSkips(t *testing.T) {
+	f := []byte("REDIS0012")
+	for _, ty := range []byte{TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3} {
+		f = cat(f, []byte{ty}, rdbStr(fmt.Sprintf("stream%d", ty)), handStream(ty))
+	}
+	f = cat(f, []byte{TypeModule2}, rdbStr("mod"), rdbLen(moduleID("mymodule1", 1)), rdbLen(moduleOpString), rdbStr("data"), rdbLen(moduleOpEOF))
+	f = cat(f, []byte{TypeString}, rdbStr("after"), rdbStr("ok"), []byte{opEOF})
+	f = append(f, u64(Checksum(f))...)
+	rd, err := NewReader(bytes.NewReader(f), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = rec.Value.Next()
+		got = append(got, fmt.Sprintf("%s %s %v", rec.Key, rec.Value.Kind, errors.Is(err, ErrUnsupported)))
+	}
+	want := []string{"stream15 stream true", "stream19 stream true", "stream21 stream true", "mod module true", "after string false"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if _, err := ParseDump(payload(TypeStreamListpacks2, handStream(TypeStreamListpacks2), 10), nil); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("stream DUMP: %v", err)
 	}
 }

@@ -32,13 +32,14 @@ type Value struct {
 	in        *input
 	outer     uint64 // table elements or quicklist nodes still to read
 	arity     int    // entries per element in a packed blob
-	blob      *blob // the packed blob being read, nil between blobs
+	blob      *blob  // the packed blob being read, nil between blobs
 	minExpire int64
 	count     int64 // declared element count, -1 if unknown
 	produced  uint64
 	done      bool
 	err       error
 	finish    func() error // run at the end of the value (DUMP trailing bytes)
+	skip      func() error // reads past a value the codec does not decode
 }
 
 // kindOf maps an object type to its kind and, for packed blobs, the
@@ -59,10 +60,6 @@ func kindOf(t byte) (Kind, int, error) {
 		return KindHash, 2, nil
 	case TypeHashListpackEx, TypeHashListpackExPre:
 		return KindHash, 3, nil
-	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
-		return 0, 0, unsupported("stream values (type %d) are not supported", t)
-	case TypeModulePreGA, TypeModule2:
-		return 0, 0, unsupported("module values (type %d) are not supported", t)
 	}
 	return 0, 0, corrupt("unknown object type %d", t)
 }
@@ -70,6 +67,21 @@ func kindOf(t byte) (Kind, int, error) {
 // newValue reads the head of a value of type t (its length, or its whole
 // blob for single-blob encodings) from in.
 func newValue(t byte, in *input) (*Value, error) {
+	switch t {
+	case TypeModule2, TypeModulePreGA:
+		id, err := in.readLength()
+		if err != nil {
+			return nil, err
+		}
+		err = unsupported("values of module type %s are not supported", moduleName(id))
+		if t == TypeModulePreGA { // not self-describing: nothing after it can be read
+			return nil, err
+		}
+		return &Value{Kind: KindModule, Type: t, count: -1, err: err, skip: func() error { return skipModuleOps(in) }}, nil
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+		err := unsupported("stream values (type %d) are not supported", t)
+		return &Value{Kind: KindStream, Type: t, count: -1, err: err, skip: func() error { return skipStream(t, in) }}, nil
+	}
 	k, arity, err := kindOf(t)
 	if err != nil {
 		return nil, err
@@ -194,6 +206,11 @@ func (v *Value) Next() (Element, error) {
 
 // drain reads what is left of the value, for a caller that stops early.
 func (v *Value) drain() error {
+	if v.skip != nil {
+		skip := v.skip
+		v.skip = nil
+		return skip()
+	}
 	for {
 		if _, err := v.Next(); err != nil {
 			if err == io.EOF || err == ErrEmptyKey && v.done {
