@@ -249,3 +249,44 @@ func TestWriterMisuse(t *testing.T) {
 		t.Fatal("Close with a key and no value")
 	}
 }
+
+func TestLZFRoundTrip(t *testing.T) {
+	rnd := uint64(1)
+	for _, size := range []int{21, 64, 300, 9000, 70000} {
+		for _, kind := range []string{"repeat", "text", "random"} {
+			p := make([]byte, size)
+			for i := range p {
+				rnd = rnd*6364136223846793005 + 1442695040888963407
+				switch kind {
+				case "repeat":
+					p[i] = "abcdefgh"[i%8]
+				case "text":
+					p[i] = "the quick brown fox "[int(rnd>>60)%20]
+				default:
+					p[i] = byte(rnd >> 56)
+				}
+			}
+			c := lzfCompress(p)
+			if c == nil {
+				if kind == "repeat" {
+					t.Fatalf("%s %d: not compressed", kind, size)
+				}
+				continue
+			}
+			if len(c) > len(p)-4 {
+				t.Fatalf("%s %d: %d bytes", kind, size, len(c))
+			}
+			got, err := lzfDecompress(c, len(p))
+			if err != nil || !bytes.Equal(got, p) {
+				t.Fatalf("%s %d: round trip failed: %v", kind, size, err)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	d := NewDumpWriter(&buf)
+	d.String(bytes.Repeat([]byte("x"), 70000))
+	d.Close()
+	if buf.Len() > 1000 {
+		t.Fatalf("a 70000-byte run takes %d bytes", buf.Len())
+	}
+}

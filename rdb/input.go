@@ -249,48 +249,6 @@ func (in *input) readLZF() ([]byte, error) {
 	return lzfDecompress(c, int(ulen))
 }
 
-// lzfDecompress expands an LZF block into exactly n bytes.
-func lzfDecompress(c []byte, n int) ([]byte, error) {
-	out := make([]byte, 0, n)
-	for i := 0; i < len(c); {
-		ctrl := int(c[i])
-		i++
-		if ctrl < 32 {
-			lit := ctrl + 1
-			if i+lit > len(c) || len(out)+lit > n {
-				return nil, corrupt("invalid LZF literal run")
-			}
-			out = append(out, c[i:i+lit]...)
-			i += lit
-			continue
-		}
-		l := ctrl >> 5
-		if l == 7 {
-			if i >= len(c) {
-				return nil, corrupt("invalid LZF back reference")
-			}
-			l += int(c[i])
-			i++
-		}
-		if i >= len(c) {
-			return nil, corrupt("invalid LZF back reference")
-		}
-		ref := len(out) - (ctrl&0x1f)<<8 - int(c[i]) - 1
-		i++
-		l += 2
-		if ref < 0 || len(out)+l > n {
-			return nil, corrupt("invalid LZF back reference")
-		}
-		for k := 0; k < l; k++ { // the source may overlap what is written
-			out = append(out, out[ref+k])
-		}
-	}
-	if len(out) != n {
-		return nil, corrupt("LZF data expands to %d bytes, not %d", len(out), n)
-	}
-	return out, nil
-}
-
 // readMillis reads an 8-byte little-endian millisecond time.
 func (in *input) readMillis() (int64, error) {
 	v, err := in.readUint64LE()

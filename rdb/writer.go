@@ -66,8 +66,9 @@ func (o *output) length(n uint64) {
 	}
 }
 
-// str writes a string, as an integer when it is one's canonical decimal
-// form that fits 32 bits, raw otherwise.
+// str writes a string: as an integer when it is one's canonical decimal
+// form that fits 32 bits, LZF-compressed when it is longer than 20 bytes
+// and compression saves at least 4, raw otherwise.
 func (o *output) str(s []byte) {
 	if len(s) > 0 && len(s) <= 11 {
 		if v, err := strconv.ParseInt(string(s), 10, 32); err == nil && strconv.FormatInt(v, 10) == string(s) {
@@ -84,6 +85,15 @@ func (o *output) str(s []byte) {
 				binary.LittleEndian.PutUint32(b[1:], uint32(v))
 				o.write(b[:5])
 			}
+			return
+		}
+	}
+	if len(s) > 20 {
+		if c := lzfCompress(s); c != nil {
+			o.byte(0xc3)
+			o.length(uint64(len(c)))
+			o.length(uint64(len(s)))
+			o.write(c)
 			return
 		}
 	}
