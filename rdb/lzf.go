@@ -1,5 +1,7 @@
 package rdb
 
+import "math/bits"
+
 // LZF is the compression of long strings in RDB files and DUMP payloads.
 // A block is a sequence of literal runs (a control byte below 32, then that
 // many plus one bytes) and back references (three bits of length minus two,
@@ -7,10 +9,10 @@ package rdb
 // minus one).
 
 const (
-	lzfMaxLit = 32
-	lzfMaxOff = 1 << 13
-	lzfMaxRef = 7 + 255 + 2
-	lzfHash   = 1 << 14
+	lzfMaxLit   = 32
+	lzfMaxOff   = 1 << 13
+	lzfMaxRef   = 7 + 255 + 2
+	lzfHashBits = 14
 )
 
 // lzfDecompress expands an LZF block into exactly n bytes.
@@ -63,8 +65,11 @@ func lzfCompress(p []byte) []byte {
 		return nil
 	}
 	out := make([]byte, 0, limit)
-	var table [lzfHash]int32 // position+1 of the last 3-byte sequence seen with each hash
-	lit := 0                 // index of the pending literal run's start
+	// table holds the position+1 of the last 3-byte sequence seen with each
+	// hash; short strings use a smaller one.
+	shift := uint32(32 - min(lzfHashBits, bits.Len(uint(len(p)))+1))
+	table := make([]int32, 1<<(32-shift))
+	lit := 0 // index of the pending literal run's start
 	flush := func(end int) {
 		for lit < end {
 			n := min(end-lit, lzfMaxLit)
@@ -75,7 +80,7 @@ func lzfCompress(p []byte) []byte {
 	}
 	i := 0
 	for i+2 < len(p) {
-		h := (uint32(p[i])<<16 | uint32(p[i+1])<<8 | uint32(p[i+2])) * 2654435761 >> 18
+		h := (uint32(p[i])<<16 | uint32(p[i+1])<<8 | uint32(p[i+2])) * 2654435761 >> shift
 		ref := int(table[h]) - 1
 		table[h] = int32(i + 1)
 		if ref < 0 || i-ref > lzfMaxOff || p[ref] != p[i] || p[ref+1] != p[i+1] || p[ref+2] != p[i+2] {
