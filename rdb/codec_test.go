@@ -19,23 +19,26 @@ func TestChecksum(t *testing.T) {
 	}
 }
 
-// TestEncodings decodes one hand-built payload of every encoding.
-func TestEncodings(t *testing.T) {
+type encodingCase struct {
+	name string
+	t    byte
+	body []byte
+	kind Kind
+	want []string
+}
+
+// encodingCases holds one hand-built value of every encoding.
+func encodingCases() []encodingCase {
 	ql2 := cat(rdbLen(2), rdbLen(containerPlain), rdbStr("plain"), rdbLen(containerPacked), rdbStr(string(lpBuild("a", 7, -3000))))
 	// LZF: a literal run "abc", then 7 bytes copied from 3 back (overlapping).
 	lzf := cat([]byte{0xc3}, rdbLen(6), rdbLen(10), []byte{2, 'a', 'b', 'c', 5<<5 | 0, 2})
-	cases := []struct {
-		name string
-		t    byte
-		body []byte
-		kind Kind
-		want []string
-	}{
+	return []encodingCase{
 		{"raw string", TypeString, rdbStr("hello"), KindString, []string{"hello"}},
 		{"int8", TypeString, []byte{0xc0, 0xfb}, KindString, []string{"-5"}},
 		{"int16", TypeString, cat([]byte{0xc1}, u16(0x8000)), KindString, []string{"-32768"}},
 		{"int32", TypeString, cat([]byte{0xc2}, u32(2147483647)), KindString, []string{"2147483647"}},
 		{"lzf", TypeString, lzf, KindString, []string{"abcabcabca"}},
+		{"trailing bytes ignored", TypeString, cat(rdbStr("a"), []byte{0}), KindString, []string{"a"}},
 		{"linked list", TypeList, cat(rdbLen(3), rdbStr("x"), rdbStr("y"), []byte{0xc0, 9}), KindList, []string{"x", "y", "9"}},
 		{"ziplist list", TypeListZiplist, rdbStr(string(zlBuild("a", 5, 200, -30000, 1<<20, 1<<31, 1<<40, strings.Repeat("s", 300)))), KindList,
 			[]string{"a", "5", "200", "-30000", "1048576", "2147483648", "1099511627776", strings.Repeat("s", 300)}},
@@ -46,8 +49,8 @@ func TestEncodings(t *testing.T) {
 		{"intset32", TypeSetIntset, rdbStr(string(intsetBuild(4, 1, 100000))), KindSet, []string{"1", "100000"}},
 		{"intset64", TypeSetIntset, rdbStr(string(intsetBuild(8, math.MinInt64, 1<<40))), KindSet, []string{"-9223372036854775808", "1099511627776"}},
 		{"set listpack", TypeSetListpack, rdbStr(string(lpBuild("p", 1<<40, "q"))), KindSet, []string{"1099511627776", "p", "q"}},
-		{"zset string scores", TypeZSet, cat(rdbLen(4), rdbStr("a"), []byte{3}, []byte("1.5"), rdbStr("b"), []byte{254}, rdbStr("c"), []byte{255}, rdbStr("d"), []byte{2}, []byte("-0")), KindZSet,
-			[]string{"a=1.5", "b=+Inf", "c=-Inf", "d=-0"}},
+		{"zset string scores", TypeZSet, cat(rdbLen(4), rdbStr("a"), []byte{3}, []byte("1.5"), rdbStr("b"), []byte{254}, rdbStr("c"), []byte{255}, rdbStr("d"), []byte{4}, []byte("-2e3")), KindZSet,
+			[]string{"a=1.5", "b=+Inf", "c=-Inf", "d=-2000"}},
 		{"zset2", TypeZSet2, cat(rdbLen(2), rdbStr("a"), u64(math.Float64bits(2.25)), rdbStr("b"), u64(math.Float64bits(math.Inf(-1)))), KindZSet, []string{"a=2.25", "b=-Inf"}},
 		{"zset ziplist", TypeZSetZiplist, rdbStr(string(zlBuild("a", 1, "b", "2.5"))), KindZSet, []string{"a=1", "b=2.5"}},
 		{"zset listpack", TypeZSetListpack, rdbStr(string(lpBuild("a", -7, "b", "inf"))), KindZSet, []string{"a=-7", "b=+Inf"}},
@@ -60,7 +63,11 @@ func TestEncodings(t *testing.T) {
 		{"hash metadata", TypeHashMetadata, cat(u64(1700000000000), rdbLen(2), rdbLen(0), rdbStr("f"), rdbStr("v"), rdbLen(6), rdbStr("g"), rdbStr("w")), KindHash, []string{"f=v", "g=w@1700000000005"}},
 		{"hash metadata pre-GA", TypeHashMetadataPreGA, cat(rdbLen(1), rdbLen(1700000000000), rdbStr("f"), rdbStr("v")), KindHash, []string{"f=v@1700000000000"}},
 	}
-	for _, c := range cases {
+}
+
+// TestEncodings decodes one hand-built payload of every encoding.
+func TestEncodings(t *testing.T) {
+	for _, c := range encodingCases() {
 		t.Run(c.name, func(t *testing.T) {
 			kind, got := mustCanon(t, payload(c.t, c.body, 12))
 			if kind != c.kind || !reflect.DeepEqual(got, c.want) {
@@ -70,37 +77,38 @@ func TestEncodings(t *testing.T) {
 	}
 }
 
-// TestRefused checks that unsupported and malformed values fail with the
-// right error class and never panic.
-func TestRefused(t *testing.T) {
+type refusedCase struct {
+	name string
+	t    byte
+	body []byte
+	want error
+}
+
+// refusedCases holds malformed and unsupported values.
+func refusedCases() []refusedCase {
 	zl := zlBuild("a", "b")
 	lp := lpBuild("a", "b")
 	flip := func(b []byte, i int, v byte) []byte { b = bytes.Clone(b); b[i] = v; return b }
-	cases := []struct {
-		name string
-		t    byte
-		body []byte
-		want error
-	}{
+	return []refusedCase{
 		{"module", TypeModule2, cat(rdbLen(moduleID("mymodule1", 1)), rdbLen(moduleOpEOF)), ErrUnsupported},
 		{"unknown type", 42, nil, ErrCorrupt},
 		{"huge list", TypeList, cat(rdbLen(1<<40), rdbStr("x")), ErrCorrupt},
 		{"huge string", TypeString, rdbLen(1 << 40), ErrTooLarge},
 		{"string past end", TypeString, rdbLen(100), ErrCorrupt},
 		{"empty list", TypeList, rdbLen(0), ErrEmptyKey},
-		{"empty listpack", TypeSetListpack, rdbStr(string(lpBuild())), ErrEmptyKey},
+		{"empty listpack", TypeHashListpack, rdbStr(string(lpBuild())), ErrEmptyKey},
 		{"nan score", TypeZSet, cat(rdbLen(1), rdbStr("a"), []byte{253}), ErrCorrupt},
 		{"nan zset2", TypeZSet2, cat(rdbLen(1), rdbStr("a"), u64(math.Float64bits(math.NaN()))), ErrCorrupt},
 		{"bad score text", TypeZSetListpack, rdbStr(string(lpBuild("a", "x1"))), ErrCorrupt},
 		{"odd hash listpack", TypeHashListpack, rdbStr(string(lpBuild("a", "b", "c"))), ErrCorrupt},
 		{"dup hash field", TypeHashListpack, rdbStr(string(lpBuild("a", "b", "a", "c"))), ErrCorrupt},
 		{"dup set member", TypeSetListpack, rdbStr(string(lpBuild("a", "a"))), ErrCorrupt},
-		{"listpack count", TypeSetListpack, rdbStr(string(flip(lp, 4, 3))), ErrCorrupt},
-		{"listpack size", TypeSetListpack, rdbStr(string(flip(lp, 0, 99))), ErrCorrupt},
-		{"listpack backlen", TypeSetListpack, rdbStr(string(flip(lp, 8, 9))), ErrCorrupt},
-		{"listpack terminator", TypeSetListpack, rdbStr(string(flip(lp, len(lp)-1, 0))), ErrCorrupt},
-		{"listpack bad encoding", TypeSetListpack, rdbStr(string(flip(lp, 6, 0xf7))), ErrCorrupt},
-		{"listpack string overrun", TypeSetListpack, rdbStr(string(flip(lp, 6, 0xbf))), ErrCorrupt},
+		{"listpack count", TypeHashListpack, rdbStr(string(flip(lp, 4, 3))), ErrCorrupt},
+		{"listpack size", TypeHashListpack, rdbStr(string(flip(lp, 0, 99))), ErrCorrupt},
+		{"listpack backlen", TypeHashListpack, rdbStr(string(flip(lp, 8, 9))), ErrCorrupt},
+		{"listpack terminator", TypeHashListpack, rdbStr(string(flip(lp, len(lp)-1, 0))), ErrCorrupt},
+		{"listpack bad encoding", TypeHashListpack, rdbStr(string(flip(lp, 6, 0xf7))), ErrCorrupt},
+		{"listpack string overrun", TypeHashListpack, rdbStr(string(flip(lp, 6, 0xbf))), ErrCorrupt},
 		{"ziplist prevlen", TypeListZiplist, rdbStr(string(flip(zl, 13, 9))), ErrCorrupt},
 		{"ziplist tail", TypeListZiplist, rdbStr(string(flip(zl, 4, 10))), ErrCorrupt},
 		{"ziplist count", TypeListZiplist, rdbStr(string(flip(zl, 8, 5))), ErrCorrupt},
@@ -114,10 +122,14 @@ func TestRefused(t *testing.T) {
 		{"lzf ratio", TypeString, cat([]byte{0xc3}, rdbLen(1), rdbLen(1000), []byte{0}), ErrCorrupt},
 		{"lzf back reference", TypeString, cat([]byte{0xc3}, rdbLen(2), rdbLen(5), []byte{0x20, 9}), ErrCorrupt},
 		{"lzf short", TypeString, cat([]byte{0xc3}, rdbLen(2), rdbLen(5), []byte{0, 'a'}), ErrCorrupt},
-		{"trailing bytes", TypeString, cat(rdbStr("a"), []byte{0}), ErrCorrupt},
 		{"field ttl range", TypeHashMetadataPreGA, cat(rdbLen(1), rdbLen(1<<50), rdbStr("f"), rdbStr("v")), ErrCorrupt},
 	}
-	for _, c := range cases {
+}
+
+// TestRefused checks that unsupported and malformed values fail with the
+// right error class and never panic.
+func TestRefused(t *testing.T) {
+	for _, c := range refusedCases() {
 		t.Run(c.name, func(t *testing.T) {
 			v, err := ParseDump(payload(c.t, c.body, 9), nil)
 			if err == nil {

@@ -22,9 +22,10 @@ func DumpVersionOf(payload []byte) (int, bool) {
 // RDB version, CRC-64 of all before it) and returns its value. A version
 // above opts.MaxVersion fails with ErrVersion, a wrong checksum with
 // ErrChecksum; those two are what RESTORE reports as "payload version or
-// checksum are wrong". Errors in the value itself (ErrCorrupt and
-// ErrUnsupported, bytes left over after it) come from the Value's Next. A
-// nil opts means the defaults.
+// checksum are wrong". Errors in the value itself (ErrCorrupt,
+// ErrUnsupported, ErrEmptyKey) come from ParseDump or from the Value's Next.
+// Bytes after the value are ignored, as Redis's RESTORE ignores them. A nil
+// opts means the defaults.
 func ParseDump(payload []byte, opts *Options) (*Value, error) {
 	ver, ok := DumpVersionOf(payload)
 	if !ok || len(payload) < dumpFooter+1 {
@@ -44,12 +45,6 @@ func ParseDump(payload []byte, opts *Options) (*Value, error) {
 	}
 	if v.skip != nil {
 		return nil, v.err
-	}
-	v.finish = func() error {
-		if n := in.remaining(); n != 0 {
-			return corrupt("%d bytes after the value", n)
-		}
-		return nil
 	}
 	return v, nil
 }

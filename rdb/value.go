@@ -38,7 +38,6 @@ type Value struct {
 	produced  uint64
 	done      bool
 	err       error
-	finish    func() error // run at the end of the value (DUMP trailing bytes)
 	skip      func() error // reads past a value the codec does not decode
 }
 
@@ -48,9 +47,7 @@ func kindOf(t byte) (Kind, int, error) {
 	switch t {
 	case TypeString:
 		return KindString, 0, nil
-	case TypeList, TypeListQuicklist, TypeListQuicklist2:
-		return KindList, 1, nil
-	case TypeListZiplist:
+	case TypeList, TypeListZiplist, TypeListQuicklist, TypeListQuicklist2:
 		return KindList, 1, nil
 	case TypeSet, TypeSetIntset, TypeSetListpack:
 		return KindSet, 1, nil
@@ -93,6 +90,9 @@ func newValue(t byte, in *input) (*Value, error) {
 	case TypeHashMetadata:
 		if v.minExpire, err = in.readMillis(); err != nil {
 			return nil, err
+		}
+		if v.minExpire < 0 || v.minExpire > 1<<48 { // 1<<48 means "none"
+			return nil, corrupt("hash minimum expiry %d out of range", v.minExpire)
 		}
 		fallthrough
 	case TypeList, TypeSet, TypeZSet, TypeZSet2, TypeHash, TypeHashMetadataPreGA, TypeListQuicklist, TypeListQuicklist2:
@@ -190,14 +190,8 @@ func (v *Value) Next() (Element, error) {
 	}
 	if err == io.EOF {
 		v.done = true
-		if v.finish != nil {
-			err = v.finish()
-		}
-		if err == nil && v.produced == 0 {
+		if v.produced == 0 {
 			err = ErrEmptyKey
-		}
-		if err == nil {
-			err = io.EOF
 		}
 	}
 	v.err = err
