@@ -54,9 +54,10 @@
 // ParseDump checks the footer (a version above Options.MaxVersion gives
 // ErrVersion, a wrong checksum ErrChecksum: the "payload version or
 // checksum are wrong" case of RESTORE) and returns the Value; bytes after
-// the value are ignored, as Redis ignores them. DumpWriter writes payloads with the same
-// ValueWriter as files, stamped with DumpVersion, so Redis 6.2, 7.0 and
-// 7.2+ RESTORE them.
+// the value are ignored, as Redis ignores them. DumpWriter writes payloads
+// with the same ValueWriter as files, stamped with DumpVersion, so Redis
+// 6.2, 7.0 and 7.2+ RESTORE them. Strings longer than 20 bytes are
+// LZF-compressed when that saves space, as Redis does.
 //
 // # Hostile input
 //
@@ -71,8 +72,8 @@
 // each ziplist entry's previous-length, each listpack entry's back-length,
 // encodings, bounds, terminators, intset order, and duplicate members or
 // fields. A differential test checks that redis-server with
-// sanitize-dump-payload on refuses the same malformed payloads. Duplicates across the elements of a table encoding are not
-// detected here (that would hold the key in memory); the caller's store
-// sees them. Corrupt input wraps ErrCorrupt and an empty value ends with
+// sanitize-dump-payload on refuses the same malformed payloads. Duplicates
+// across the elements of a table encoding are not detected here (that
+// would hold the key in memory); the caller's store sees them. Corrupt input wraps ErrCorrupt and an empty value ends with
 // ErrEmptyKey; nothing panics, which FuzzParseDump and FuzzReader check.
 package rdb
