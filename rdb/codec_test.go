@@ -60,7 +60,7 @@ func encodingCases() []encodingCase {
 		{"hash listpack", TypeHashListpack, rdbStr(string(lpBuild("f", "v", "n", 1000, "m", strings.Repeat("m", 100), "l", strings.Repeat("l", 5000), "i", 1<<40, "j", -100000))), KindHash,
 			[]string{"f=v", "i=1099511627776", "j=-100000", "l=" + strings.Repeat("l", 5000), "m=" + strings.Repeat("m", 100), "n=1000"}},
 		{"hash listpack-ex", TypeHashListpackEx, cat(u64(1700000000000), rdbStr(string(lpBuild("f", "v", 0, "g", "w", 1700000000123)))), KindHash, []string{"f=v", "g=w@1700000000123"}},
-		{"hash listpack-ex pre-GA", TypeHashListpackExPre, rdbStr(string(lpBuild("f", "v", 1800000000000))), KindHash, []string{"f=v@1800000000000"}},
+		{"hash listpack-ex pre-GA", TypeHashListpackExPreGA, rdbStr(string(lpBuild("f", "v", 1800000000000))), KindHash, []string{"f=v@1800000000000"}},
 		{"hash metadata", TypeHashMetadata, cat(u64(1700000000000), rdbLen(2), rdbLen(0), rdbStr("f"), rdbStr("v"), rdbLen(6), rdbStr("g"), rdbStr("w")), KindHash, []string{"f=v", "g=w@1700000000005"}},
 		{"hash metadata pre-GA", TypeHashMetadataPreGA, cat(rdbLen(1), rdbLen(1700000000000), rdbStr("f"), rdbStr("v")), KindHash, []string{"f=v@1700000000000"}},
 	}

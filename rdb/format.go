@@ -10,31 +10,31 @@ import (
 // that names the value's type and encoding. The numbers are the file
 // format's and never change.
 const (
-	TypeString            = 0
-	TypeList              = 1
-	TypeSet               = 2
-	TypeZSet              = 3
-	TypeHash              = 4
-	TypeZSet2             = 5
-	TypeModulePreGA       = 6
-	TypeModule2           = 7
-	TypeHashZipmap        = 9
-	TypeListZiplist       = 10
-	TypeSetIntset         = 11
-	TypeZSetZiplist       = 12
-	TypeHashZiplist       = 13
-	TypeListQuicklist     = 14
-	TypeStreamListpacks   = 15
-	TypeHashListpack      = 16
-	TypeZSetListpack      = 17
-	TypeListQuicklist2    = 18
-	TypeStreamListpacks2  = 19
-	TypeSetListpack       = 20
-	TypeStreamListpacks3  = 21
-	TypeHashMetadataPreGA = 22
-	TypeHashListpackExPre = 23
-	TypeHashMetadata      = 24
-	TypeHashListpackEx    = 25
+	TypeString              = 0
+	TypeList                = 1
+	TypeSet                 = 2
+	TypeZSet                = 3
+	TypeHash                = 4
+	TypeZSet2               = 5
+	TypeModulePreGA         = 6
+	TypeModule2             = 7
+	TypeHashZipmap          = 9
+	TypeListZiplist         = 10
+	TypeSetIntset           = 11
+	TypeZSetZiplist         = 12
+	TypeHashZiplist         = 13
+	TypeListQuicklist       = 14
+	TypeStreamListpacks     = 15
+	TypeHashListpack        = 16
+	TypeZSetListpack        = 17
+	TypeListQuicklist2      = 18
+	TypeStreamListpacks2    = 19
+	TypeSetListpack         = 20
+	TypeStreamListpacks3    = 21
+	TypeHashMetadataPreGA   = 22
+	TypeHashListpackExPreGA = 23
+	TypeHashMetadata        = 24
+	TypeHashListpackEx      = 25
 )
 
 // File opcodes: bytes in a key's type position that introduce a record

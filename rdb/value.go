@@ -55,7 +55,7 @@ func kindOf(t byte) (Kind, int, error) {
 		return KindZSet, 2, nil
 	case TypeHash, TypeHashZipmap, TypeHashZiplist, TypeHashListpack, TypeHashMetadata, TypeHashMetadataPreGA:
 		return KindHash, 2, nil
-	case TypeHashListpackEx, TypeHashListpackExPre:
+	case TypeHashListpackEx, TypeHashListpackExPreGA:
 		return KindHash, 3, nil
 	}
 	return 0, 0, corrupt("unknown object type %d", t)
