@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -248,5 +249,65 @@ func TestReaderSkips(t *testing.T) {
 	}
 	if _, err := ParseDump(payload(TypeStreamListpacks2, handStream(TypeStreamListpacks2), 10), nil); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("stream DUMP: %v", err)
+	}
+}
+
+// TestStreamingMemory pipes a 1M-element list (30 MB) from Writer to Reader
+// and checks that the heap never holds more than a small part of it.
+func TestStreamingMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	const n = 1 << 20
+	pr, pw := io.Pipe()
+	go func() {
+		w, err := NewWriter(pw)
+		if err == nil {
+			err = w.Key([]byte("big"), -1)
+		}
+		if err == nil {
+			err = w.List(n)
+		}
+		for i := 0; i < n && err == nil; i++ {
+			err = w.Member([]byte(fmt.Sprintf("element-%020d", i)))
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	rd, err := NewReader(pr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms runtime.MemStats
+	var peak uint64
+	count := 0
+	for {
+		e, err := rec.Value.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("element-%020d", count); string(e.Member) != want {
+			t.Fatalf("element %d = %q", count, e.Member)
+		}
+		count++
+		if count%(1<<16) == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("after the list: %v", err)
+	}
+	if count != n || peak > 16<<20 {
+		t.Fatalf("%d elements, heap peak %d bytes", count, peak)
 	}
 }
