@@ -23,6 +23,8 @@ func TestImportLayers(t *testing.T) {
 		// nothing of Strata's but internal/.
 		"acl": {mod + "commands", mod + "server", mod + "storage", mod + "config", mod + "scripting",
 			"github.com/tidwall/redcon", "github.com/yuin/gopher-lua", "github.com/prometheus/"},
+		// rdb is the RDB and DUMP codec: a leaf, standard library only.
+		"rdb": {mod, "github.com/"},
 	}
 	// internal/ holds leaves: nothing of Strata's, nothing outside the standard library (the
 	// test helpers excepted, which start servers).
