@@ -66,8 +66,6 @@ type ServerEnv interface {
 	Pause(d time.Duration, all bool)
 	// Unpause ends a pause.
 	Unpause()
-	// Stats returns the counters INFO reports.
-	Stats() *ServerStats
 	// ResetStats zeroes the counters CONFIG RESETSTAT resets.
 	ResetStats()
 	// SetConfig replaces the running configuration with cfg, already validated, applying the
@@ -89,55 +87,6 @@ type ClientInfo struct {
 	Flags      string // Redis's flags letters: "N" for none
 	QueryBuf   int    // bytes in the query buffer: for the calling client, the request it runs
 	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
-}
-
-// ServerStats is what the server counts for INFO.
-type ServerStats struct {
-	Version          string // Strata's own version
-	Started          time.Time
-	Port             int
-	ConfigFile       string
-	ConnectedClients int
-	BlockedClients   int
-	PausedClients    int
-	TotalConnections int64
-	TotalCommands    int64
-	NetInput         int64
-	NetOutput        int64
-	Rejected         int64
-	TotalErrors      int64
-	ClientPanics     int64 // panics recovered in goroutines serving clients (each closed the client)
-	Tracking         TrackingStats
-	Replication      ReplicationStats
-	Commands         []CommandStat    // commands called at least once, by name
-	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)
-}
-
-// TrackingStats are INFO's client-side caching figures (CLIENT TRACKING).
-type TrackingStats struct {
-	Clients  int // clients with tracking on
-	Keys     int // keys remembered for clients in the default mode
-	Items    int // (key, client) pairs
-	Prefixes int // distinct BCAST prefixes
-}
-
-// ReplicationStats is INFO replication's view of the server's replication state.
-type ReplicationStats struct {
-	Role          string // "master" or "slave"
-	ID, ID2       string // master_replid, master_replid2
-	Offset        int64  // master_repl_offset
-	SecondOffset  int64  // second_repl_offset
-	Replicas      int    // connected_slaves
-	BacklogActive bool
-	BacklogSize   int
-	BacklogFirst  int64
-	BacklogHist   int
-}
-
-// CommandStat counts one command's calls for INFO commandstats.
-type CommandStat struct {
-	Name                          string
-	Calls, Usec, Rejected, Failed int64
 }
 
 // Ctx is one command's execution context.

@@ -443,8 +443,8 @@ func (s *Server) KillClients(self *commands.Client, match func(*commands.ClientI
 }
 
 // Stats returns the counters INFO reports.
-func (s *Server) Stats() *commands.ServerStats {
-	st := &commands.ServerStats{
+func (s *Server) Stats() *Stats {
+	st := &Stats{
 		Version:          Version,
 		Started:          s.x.started,
 		ConfigFile:       s.ConfigFile(),
@@ -480,7 +480,7 @@ func (s *Server) Stats() *commands.ServerStats {
 		if calls == 0 && rejected == 0 {
 			return
 		}
-		st.Commands = append(st.Commands, commands.CommandStat{Name: name, Calls: calls,
+		st.Commands = append(st.Commands, CommandStat{Name: name, Calls: calls,
 			Usec: cs.usec.Load(), Rejected: rejected, Failed: cs.failed.Load()})
 	}
 	for cmd, cs := range s.x.cmdStats {

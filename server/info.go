@@ -21,12 +21,61 @@ import (
 	"github.com/strata-db/strata/scripting"
 )
 
+// Stats is what the server counts for INFO and /metrics.
+type Stats struct {
+	Version          string // Strata's own version
+	Started          time.Time
+	Port             int
+	ConfigFile       string
+	ConnectedClients int
+	BlockedClients   int
+	PausedClients    int
+	TotalConnections int64
+	TotalCommands    int64
+	NetInput         int64
+	NetOutput        int64
+	Rejected         int64
+	TotalErrors      int64
+	ClientPanics     int64 // panics recovered in goroutines serving clients (each closed the client)
+	Tracking         TrackingStats
+	Replication      ReplicationStats
+	Commands         []CommandStat    // commands called at least once, by name
+	Errors           map[string]int64 // error replies by their code ("ERR", "WRONGTYPE", ...)
+}
+
+// TrackingStats are INFO's client-side caching figures (CLIENT TRACKING).
+type TrackingStats struct {
+	Clients  int // clients with tracking on
+	Keys     int // keys remembered for clients in the default mode
+	Items    int // (key, client) pairs
+	Prefixes int // distinct BCAST prefixes
+}
+
+// ReplicationStats is INFO replication's view of the server's replication state.
+type ReplicationStats struct {
+	Role          string // "master" or "slave"
+	ID, ID2       string // master_replid, master_replid2
+	Offset        int64  // master_repl_offset
+	SecondOffset  int64  // second_repl_offset
+	Replicas      int    // connected_slaves
+	BacklogActive bool
+	BacklogSize   int
+	BacklogFirst  int64
+	BacklogHist   int
+}
+
+// CommandStat counts one command's calls for INFO commandstats.
+type CommandStat struct {
+	Name                          string
+	Calls, Usec, Rejected, Failed int64
+}
+
 // infoSection is one INFO section: its name as INFO takes it, its title, and whether INFO
 // with no argument ("default") and INFO all include it (everything includes all sections).
 type infoSection struct {
 	name, title string
 	dflt, all   bool
-	gen         func(b *infoBuilder, s *Server, st *commands.ServerStats)
+	gen         func(b *infoBuilder, s *Server, st *Stats)
 }
 
 var infoSections = []infoSection{
@@ -37,10 +86,10 @@ var infoSections = []infoSection{
 	{"stats", "Stats", true, true, infoStats},
 	{"replication", "Replication", true, true, infoReplication},
 	{"cpu", "CPU", true, true, infoCPU},
-	{"modules", "Modules", true, false, func(*infoBuilder, *Server, *commands.ServerStats) {}},
+	{"modules", "Modules", true, false, func(*infoBuilder, *Server, *Stats) {}},
 	{"commandstats", "Commandstats", false, true, infoCommandStats},
 	{"errorstats", "Errorstats", true, true, infoErrorStats},
-	{"cluster", "Cluster", true, true, func(b *infoBuilder, _ *Server, _ *commands.ServerStats) { b.kv("cluster_enabled", "0") }},
+	{"cluster", "Cluster", true, true, func(b *infoBuilder, _ *Server, _ *Stats) { b.kv("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, true, infoKeyspace},
 	{"storage", "Storage", true, true, infoStorage},
 }
@@ -110,7 +159,7 @@ func utsString(a [65]int8) string {
 	return string(b)
 }
 
-func infoServer(b *infoBuilder, s *Server, st *commands.ServerStats) {
+func infoServer(b *infoBuilder, s *Server, st *Stats) {
 	cfg := s.Config()
 	now := time.Now()
 	uptime := int64(now.Sub(st.Started) / time.Second)
@@ -151,7 +200,7 @@ func infoServer(b *infoBuilder, s *Server, st *commands.ServerStats) {
 	b.kv("io_threads_active", "0")
 }
 
-func infoClients(b *infoBuilder, s *Server, st *commands.ServerStats) {
+func infoClients(b *infoBuilder, s *Server, st *Stats) {
 	b.kvi("connected_clients", int64(st.ConnectedClients))
 	b.kv("cluster_connections", "0")
 	b.kvi("maxclients", int64(s.Config().MaxClients))
@@ -195,7 +244,7 @@ func infoRSS() int64 {
 
 var infoPeak atomic.Int64
 
-func infoMemory(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+func infoMemory(b *infoBuilder, s *Server, _ *Stats) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	used := int64(ms.HeapAlloc)
@@ -242,7 +291,7 @@ func infoMemory(b *infoBuilder, s *Server, _ *commands.ServerStats) {
 	b.kv("lazyfree_pending_objects", "0")
 }
 
-func infoPersistence(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+func infoPersistence(b *infoBuilder, s *Server, _ *Stats) {
 	b.kv("loading", "0")
 	b.kv("async_loading", "0")
 	bi := s.store.BackupInfo()
@@ -280,7 +329,7 @@ func boolDigit(v bool) string {
 	return "0"
 }
 
-func infoStats(b *infoBuilder, s *Server, st *commands.ServerStats) {
+func infoStats(b *infoBuilder, s *Server, st *Stats) {
 	expired := s.store.Stats.ExpiredKeys.Load()
 	reclaimed := s.store.Stats.ReclaimedKeys.Load()
 	garbage := s.store.Stats.GarbagePending.Load()
@@ -319,7 +368,7 @@ func infoStats(b *infoBuilder, s *Server, st *commands.ServerStats) {
 	b.kvi("client_panics", st.ClientPanics)
 }
 
-func infoReplication(b *infoBuilder, _ *Server, st *commands.ServerStats) {
+func infoReplication(b *infoBuilder, _ *Server, st *Stats) {
 	r := st.Replication
 	b.kv("role", r.Role)
 	b.kvi("connected_slaves", int64(r.Replicas))
@@ -334,7 +383,7 @@ func infoReplication(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	b.kvi("repl_backlog_histlen", int64(r.BacklogHist))
 }
 
-func infoCPU(b *infoBuilder, _ *Server, _ *commands.ServerStats) {
+func infoCPU(b *infoBuilder, _ *Server, _ *Stats) {
 	var self, children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
@@ -347,7 +396,7 @@ func infoCPU(b *infoBuilder, _ *Server, _ *commands.ServerStats) {
 	b.kv("used_cpu_user_children", tv(children.Utime))
 }
 
-func infoCommandStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
+func infoCommandStats(b *infoBuilder, _ *Server, st *Stats) {
 	for _, cs := range st.Commands {
 		perCall := 0.0
 		if cs.Calls > 0 {
@@ -358,7 +407,7 @@ func infoCommandStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	}
 }
 
-func infoErrorStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
+func infoErrorStats(b *infoBuilder, _ *Server, st *Stats) {
 	codes := make([]string, 0, len(st.Errors))
 	for k := range st.Errors {
 		codes = append(codes, k)
@@ -369,7 +418,7 @@ func infoErrorStats(b *infoBuilder, _ *Server, st *commands.ServerStats) {
 	}
 }
 
-func infoKeyspace(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+func infoKeyspace(b *infoBuilder, s *Server, _ *Stats) {
 	for db := 0; db < s.store.Databases(); db++ {
 		keys, expires := s.store.KeyCounts(db)
 		if keys == 0 && expires == 0 {
@@ -381,7 +430,7 @@ func infoKeyspace(b *infoBuilder, s *Server, _ *commands.ServerStats) {
 
 // infoStorage reports the LevelDB engine: per-level tables and sizes, compactions, I/O,
 // caches and write stalls.
-func infoStorage(b *infoBuilder, s *Server, _ *commands.ServerStats) {
+func infoStorage(b *infoBuilder, s *Server, _ *Stats) {
 	cfg := s.Config()
 	b.kv("storage_engine", "leveldb")
 	b.kv("data_dir", cfg.Dir)

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/replication"
 )
 
@@ -29,7 +28,7 @@ func (s *Server) initReplication() {
 }
 
 // replicationStats is INFO replication's view of replState.
-func (s *Server) replicationStats() commands.ReplicationStats {
+func (s *Server) replicationStats() ReplicationStats {
 	s.repl.mu.Lock()
 	defer s.repl.mu.Unlock()
 	b := s.repl.backlog
@@ -42,7 +41,7 @@ func (s *Server) replicationStats() commands.ReplicationStats {
 	if b.Active() {
 		first = b.First()
 	}
-	return commands.ReplicationStats{
+	return ReplicationStats{
 		Role:          "master",
 		ID:            s.repl.ids.ID,
 		ID2:           s.repl.ids.ID2,

@@ -680,10 +680,10 @@ func (g *guardConn) wakeRead(err error) bool {
 }
 
 // trackingStats returns INFO's tracking figures.
-func (s *Server) trackingStats() commands.TrackingStats {
+func (s *Server) trackingStats() TrackingStats {
 	s.trk.mu.RLock()
 	defer s.trk.mu.RUnlock()
-	return commands.TrackingStats{Clients: s.trk.clients, Keys: len(s.trk.keys), Items: s.trk.items,
+	return TrackingStats{Clients: s.trk.clients, Keys: len(s.trk.keys), Items: s.trk.items,
 		Prefixes: len(s.trk.prefixes)}
 }
 
