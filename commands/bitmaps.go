@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/internal/bitops"
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -37,7 +38,7 @@ func parseBitOffset(arg []byte, hash bool, width int, limit int64) (uint64, bool
 	if usehash {
 		arg = arg[1:]
 	}
-	n, err := ParseInt(arg)
+	n, err := num.ParseInt(arg)
 	if err != nil {
 		return 0, false
 	}
@@ -90,7 +91,7 @@ func cmdSetBit(c *Ctx) {
 		c.W.Error(ErrBitOffset)
 		return
 	}
-	on, err := ParseInt(c.Args[3])
+	on, err := num.ParseInt(c.Args[3])
 	if err != nil || on&^1 != 0 {
 		c.W.Error(ErrBitValue)
 		return
@@ -190,7 +191,7 @@ func cmdBitCount(c *Ctx) {
 }
 
 func cmdBitPos(c *Ctx) {
-	bit, err := ParseInt(c.Args[2])
+	bit, err := num.ParseInt(c.Args[2])
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return
@@ -344,7 +345,7 @@ func parseBitfieldType(arg []byte) (signed bool, width int, ok bool) {
 		return false, 0, false
 	}
 	signed = arg[0] == 'i'
-	n, err := ParseInt(arg[1:])
+	n, err := num.ParseInt(arg[1:])
 	if err != nil || n < 1 || signed && n > 64 || !signed && n > 63 {
 		return false, 0, false
 	}

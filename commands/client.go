@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 )
 
@@ -155,7 +156,7 @@ func clientPause(c *Ctx) {
 	if srv == nil {
 		return
 	}
-	ms, err := ParseInt(c.Args[2])
+	ms, err := num.ParseInt(c.Args[2])
 	if err != nil {
 		c.W.Error("ERR timeout is not an integer or out of range")
 		return
@@ -198,7 +199,7 @@ type Unblocker interface {
 }
 
 func clientUnblock(c *Ctx) {
-	id, err := ParseInt(c.Args[2])
+	id, err := num.ParseInt(c.Args[2])
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-db/strata/internal/num"
 )
 
 // clientLine formats one CLIENT LIST line (without the newline) in Redis 7.0's layout, with
@@ -117,7 +119,7 @@ func clientList(c *Ctx) {
 	case len(c.Args) >= 4 && strings.EqualFold(c.Arg(2), "id"):
 		ids = map[int64]bool{}
 		for _, a := range c.Args[3:] {
-			id, err := ParseInt(a)
+			id, err := num.ParseInt(a)
 			if err != nil {
 				c.W.Error("ERR Invalid client ID")
 				return
@@ -178,7 +180,7 @@ func clientKill(c *Ctx) {
 		v := c.Arg(i + 1)
 		switch strings.ToLower(c.Arg(i)) {
 		case "id":
-			n, err := ParseInt(c.Args[i+1])
+			n, err := num.ParseInt(c.Args[i+1])
 			if err != nil || n <= 0 {
 				c.W.Error("ERR client-id should be greater than 0")
 				return

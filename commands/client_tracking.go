@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/strata-db/strata/internal/num"
 )
 
 // Tracker is implemented by a server that supports server-assisted client-side caching
@@ -67,7 +69,7 @@ func clientTracking(c *Ctx) {
 				c.W.Error("ERR A client can only redirect to a single other client")
 				return
 			}
-			id, err := ParseInt(c.Args[j])
+			id, err := num.ParseInt(c.Args[j])
 			if err != nil {
 				c.W.Error(ErrNotInteger)
 				return

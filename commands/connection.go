@@ -4,6 +4,8 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"strings"
+
+	"github.com/strata-db/strata/internal/num"
 )
 
 func init() {
@@ -75,7 +77,7 @@ func cmdHello(c *Ctx) {
 	ver := 0
 	next := 1
 	if len(c.Args) >= 2 {
-		n, err := ParseInt(c.Args[1])
+		n, err := num.ParseInt(c.Args[1])
 		if err != nil {
 			c.W.Error(errHelloProto)
 			return

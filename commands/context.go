@@ -3,12 +3,11 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/strata-db/strata/acl"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
@@ -184,7 +183,7 @@ func (c *Ctx) Arg(i int) string { return string(c.Args[i]) }
 
 // Int parses argument i as a 64-bit integer, writing Redis's error and returning false if it is not.
 func (c *Ctx) Int(i int) (int64, bool) {
-	n, err := ParseInt(c.Args[i])
+	n, err := num.ParseInt(c.Args[i])
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return 0, false
@@ -194,69 +193,10 @@ func (c *Ctx) Int(i int) (int64, bool) {
 
 // Float parses argument i as a float, writing Redis's error and returning false if it is not.
 func (c *Ctx) Float(i int) (float64, bool) {
-	f, ok := ParseFloat(c.Args[i])
+	f, ok := num.ParseFloat(c.Args[i])
 	if !ok {
 		c.W.Error(ErrNotFloat)
 		return 0, false
-	}
-	return f, true
-}
-
-// ParseInt parses b as Redis's string2ll does: optional '-', digits, no spaces, no '+', no
-// leading zeros, within int64. It does not allocate.
-func ParseInt(b []byte) (int64, error) {
-	if len(b) == 1 && b[0] >= '0' && b[0] <= '9' {
-		return int64(b[0] - '0'), nil
-	}
-	neg := len(b) > 0 && b[0] == '-'
-	d := b
-	if neg {
-		d = b[1:]
-	}
-	if len(d) == 0 || len(d) > 19 || d[0] < '1' || d[0] > '9' {
-		return 0, strconv.ErrSyntax
-	}
-	var u uint64
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return 0, strconv.ErrSyntax
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u-1) - 1, nil
-	case !neg && u < 1<<63:
-		return int64(u), nil
-	}
-	return 0, strconv.ErrRange
-}
-
-// ParseFloat parses b as Redis's string2ld/strtod do for scores and increments: "inf", "-inf",
-// "+inf" accepted, NaN and trailing garbage refused.
-func ParseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' {
-		return 0, false
-	}
-	s := string(b)
-	switch s {
-	case "inf", "+inf", "Inf", "+Inf", "INF", "+INF", "infinity", "+infinity":
-		return math.Inf(1), true
-	case "-inf", "-Inf", "-INF", "-infinity":
-		return math.Inf(-1), true
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != f {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	for _, ch := range b {
-		if ch == 'x' || ch == 'X' || ch == '_' || ch == 'n' || ch == 'N' || ch == 'p' || ch == 'P' {
-			return 0, false
-		}
 	}
 	return f, true
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/glob"
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/scripting"
 )
 
@@ -33,7 +34,7 @@ func cmdFCall(c *Ctx) {
 		c.W.Error("ERR Function not found")
 		return
 	}
-	n, err := ParseInt(c.Args[2])
+	n, err := num.ParseInt(c.Args[2])
 	switch {
 	case err != nil:
 		c.W.Error("ERR Bad number of keys provided")

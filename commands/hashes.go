@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -180,7 +181,7 @@ func cmdHIncrBy(c *Ctx) {
 	}
 	var cur int64
 	if found {
-		if cur, err = ParseInt(v); err != nil {
+		if cur, err = num.ParseInt(v); err != nil {
 			c.W.Error(errHashNotInteger)
 			return
 		}
@@ -198,49 +199,8 @@ func cmdHIncrBy(c *Ctx) {
 	c.W.Int(cur)
 }
 
-// Exponent bounds (big.Float.MantExp) of a finite, non-zero x87 long double, subnormals included.
-const (
-	longDoubleMaxExp = 16384
-	longDoubleMinExp = -16444
-)
-
-// parseHashLongDouble parses b as Redis's string2ld (strtold) does, on top of parseLongDouble:
-// it also takes hexadecimal ("0x1.8p3") and infinities ("inf", "infinity" in any case, signed),
-// reporting the latter through inf, and refuses what strtold reports out of range.
-func parseHashLongDouble(b []byte) (f *big.Float, inf, ok bool) {
-	s := string(b)
-	u := strings.TrimLeft(s, "+-")
-	if len(s)-len(u) <= 1 {
-		switch strings.ToLower(u) {
-		case "inf", "infinity":
-			return nil, true, true
-		}
-		if len(u) > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X') {
-			if strings.ContainsAny(s, "_ ") {
-				return nil, false, false
-			}
-			f, _, err := big.ParseFloat(s, 0, longDoublePrec, big.ToNearestEven)
-			if err != nil {
-				return nil, false, false
-			}
-			return f, false, longDoubleInRange(f)
-		}
-	}
-	f, ok = parseLongDouble(b)
-	return f, false, ok && longDoubleInRange(f)
-}
-
-// longDoubleInRange reports whether strtold would return f without ERANGE to zero or infinity.
-func longDoubleInRange(f *big.Float) bool {
-	if f.Sign() == 0 {
-		return true
-	}
-	e := f.MantExp(nil)
-	return e <= longDoubleMaxExp && e >= longDoubleMinExp
-}
-
 func cmdHIncrByFloat(c *Ctx) {
-	incr, inf, ok := parseHashLongDouble(c.Args[3])
+	incr, inf, ok := num.ParseHashLongDouble(c.Args[3])
 	switch {
 	case !ok:
 		c.W.Error(ErrNotFloat)
@@ -255,9 +215,9 @@ func cmdHIncrByFloat(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	cur := new(big.Float).SetPrec(longDoublePrec)
+	cur := new(big.Float).SetPrec(num.LongDoublePrec)
 	if found {
-		f, inf, ok := parseHashLongDouble(v)
+		f, inf, ok := num.ParseHashLongDouble(v)
 		switch {
 		case !ok:
 			c.W.Error(errHashNotFloat)
@@ -268,12 +228,12 @@ func cmdHIncrByFloat(c *Ctx) {
 		}
 		cur = f
 	}
-	sum := new(big.Float).SetPrec(longDoublePrec).Add(cur, incr)
-	if sum.Sign() != 0 && sum.MantExp(nil) > longDoubleMaxExp {
+	sum := new(big.Float).SetPrec(num.LongDoublePrec).Add(cur, incr)
+	if sum.Sign() != 0 && sum.MantExp(nil) > num.LongDoubleMaxExp {
 		c.W.Error(ErrIncrFloatNaN)
 		return
 	}
-	s := formatLongDouble(sum)
+	s := num.FormatLongDouble(sum)
 	if _, err := c.Txn.HashSet(key, [][]byte{field, []byte(s)}, false); err != nil {
 		c.Fail(err)
 		return

@@ -85,55 +85,6 @@ func TestHashErrorsWriteNothing(t *testing.T) {
 	})
 }
 
-func TestParseHashLongDouble(t *testing.T) {
-	cases := []struct {
-		in       string
-		want     string // formatted value; "" for invalid, "inf" for an infinity
-		inf, bad bool
-	}{
-		{in: "1.5", want: "1.5"},
-		{in: "+3", want: "3"},
-		{in: "-0", want: "0"},
-		{in: "1e3", want: "1000"},
-		{in: "0x10", want: "16"},
-		{in: "0X1p4", want: "16"},
-		{in: "-0x1.8p1", want: "-3"},
-		{in: "inf", inf: true},
-		{in: "-Infinity", inf: true},
-		{in: "+INF", inf: true},
-		{in: "1e-4940", want: "0"},
-		{in: "nan", bad: true},
-		{in: "--1", bad: true},
-		{in: "--inf", bad: true},
-		{in: "1e5000", bad: true},
-		{in: "1e-5000", bad: true},
-		{in: "0x1_0", bad: true},
-		{in: "0b101", bad: true},
-		{in: " 1", bad: true},
-		{in: "1 ", bad: true},
-		{in: "", bad: true},
-		{in: "0x", bad: true},
-		{in: "abc", bad: true},
-	}
-	for _, c := range cases {
-		f, inf, ok := parseHashLongDouble([]byte(c.in))
-		switch {
-		case c.bad:
-			if ok {
-				t.Errorf("%q accepted", c.in)
-			}
-		case c.inf:
-			if !ok || !inf {
-				t.Errorf("%q: inf %v ok %v, want an infinity", c.in, inf, ok)
-			}
-		default:
-			if !ok || inf || formatLongDouble(f) != c.want {
-				t.Errorf("%q: ok %v inf %v value %v, want %s", c.in, ok, inf, f, c.want)
-			}
-		}
-	}
-}
-
 // TestHIncrByFloatLongDouble checks results that differ between float64 and x87 long double
 // arithmetic (values taken from redis-server 7.0).
 func TestHIncrByFloatLongDouble(t *testing.T) {

@@ -2,12 +2,12 @@ package commands
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/internal/glob"
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 )
 
@@ -409,7 +409,7 @@ var getKeysNumKeys = map[string]numKeysSpec{
 // first; when they find no keys in range, its fallback reads numkeys as C's atoi does (leading
 // blanks, a sign, digits up to the first other byte) and puts the destination last.
 func numKeysOf(spec numKeysSpec, args [][]byte) [][]byte {
-	if n, err := ParseInt(args[spec.num]); err == nil && n >= 0 {
+	if n, err := num.ParseInt(args[spec.num]); err == nil && n >= 0 {
 		first := int32(spec.num + 1)
 		last := first + int32(n) - 1 // wraps as in Redis
 		if int(last) < len(args) && last >= first && int(first) < len(args) {
@@ -420,7 +420,7 @@ func numKeysOf(spec numKeysSpec, args [][]byte) [][]byte {
 			return append(keys, args[first:last+1]...)
 		}
 	}
-	n := cAtoi(args[spec.num])
+	n := num.CAtoi(args[spec.num])
 	first := spec.num + 1
 	if n < 1 || int(n) > len(args)-first {
 		return nil
@@ -430,39 +430,4 @@ func numKeysOf(spec numKeysSpec, args [][]byte) [][]byte {
 		keys = append(keys, args[spec.dest])
 	}
 	return keys
-}
-
-// cAtoi is C's atoi on glibc: strtol's reading (blanks, a sign, decimal digits; saturated at the
-// 64-bit limits) narrowed to a 32-bit int.
-func cAtoi(b []byte) int32 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var u uint64
-	over := false
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if u > (1<<63)/10 {
-			over = true
-			continue
-		}
-		u = u*10 + uint64(b[i]-'0')
-	}
-	var v int64
-	switch {
-	case neg && (over || u >= 1<<63):
-		v = math.MinInt64
-	case neg:
-		v = -int64(u)
-	case over || u >= 1<<63:
-		v = math.MaxInt64
-	default:
-		v = int64(u)
-	}
-	return int32(v)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -71,7 +72,7 @@ func cmdRename(c *Ctx) {
 
 // intArg parses argument i as Redis's getIntFromObjectOrReply does.
 func intArg(c *Ctx, i int) (int, bool) {
-	n, err := ParseInt(c.Args[i])
+	n, err := num.ParseInt(c.Args[i])
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return 0, false
@@ -321,7 +322,7 @@ func redisInt(m *storage.Meta) (int64, bool) {
 	if m.Type != storage.TypeString || m.Enc != storage.EncInline || len(m.Value) > 20 || string(m.Value) == "-0" {
 		return 0, false
 	}
-	n, err := ParseInt(m.Value)
+	n, err := num.ParseInt(m.Value)
 	return n, err == nil
 }
 
@@ -368,7 +369,7 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 			if len(k) > 20 || string(k) == "-0" {
 				return false
 			}
-			_, err := ParseInt(k)
+			_, err := num.ParseInt(k)
 			return err == nil
 		})
 	case storage.TypeZSet:

@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -124,7 +125,7 @@ func cmdFlush(c *Ctx) {
 
 // dbIndex parses argument i as a database index, replying with Redis's errors.
 func dbIndex(c *Ctx, i int, outOfRange string) (int, bool) {
-	n, err := ParseInt(c.Args[i])
+	n, err := num.ParseInt(c.Args[i])
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return 0, false
@@ -137,12 +138,12 @@ func dbIndex(c *Ctx, i int, outOfRange string) (int, bool) {
 }
 
 func cmdSwapDB(c *Ctx) {
-	a, err := ParseInt(c.Args[1])
+	a, err := num.ParseInt(c.Args[1])
 	if err != nil {
 		c.W.Error("ERR invalid first DB index")
 		return
 	}
-	b, err := ParseInt(c.Args[2])
+	b, err := num.ParseInt(c.Args[2])
 	if err != nil {
 		c.W.Error("ERR invalid second DB index")
 		return

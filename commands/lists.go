@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -61,7 +62,7 @@ func listNumKeysAt(i int) func(args [][]byte) [][]byte {
 		if len(args) <= i {
 			return nil
 		}
-		n, err := ParseInt(args[i])
+		n, err := num.ParseInt(args[i])
 		if err != nil || n < 1 || n > int64(len(args)-i-1) {
 			return nil
 		}
@@ -99,7 +100,7 @@ func cmdPush(c *Ctx) {
 // positiveLong parses a count as Redis's getPositiveLongFromObjectOrReply does: a non-integer
 // and a negative number both get msg.
 func positiveLong(c *Ctx, b []byte, msg string) (int64, bool) {
-	n, err := ParseInt(b)
+	n, err := num.ParseInt(b)
 	if err != nil || n < 0 {
 		c.W.Error(msg)
 		return 0, false
@@ -291,7 +292,7 @@ func cmdLPos(c *Ctx) {
 		switch {
 		case opt == "rank" && more:
 			i++
-			n, err := ParseInt(c.Args[i])
+			n, err := num.ParseInt(c.Args[i])
 			if err != nil {
 				c.W.Error(ErrNotInteger)
 				return
@@ -410,7 +411,7 @@ type mpopArgs struct {
 // Redis's errors.
 func parseMPop(c *Ctx, i int) (mpopArgs, bool) {
 	var a mpopArgs
-	n, err := ParseInt(c.Args[i])
+	n, err := num.ParseInt(c.Args[i])
 	if err != nil || n < 1 {
 		c.W.Error(errListNumKeys)
 		return a, false
@@ -430,7 +431,7 @@ func parseMPop(c *Ctx, i int) (mpopArgs, bool) {
 	for j := where + 1; j < len(c.Args); j++ {
 		if a.count == -1 && bytes.EqualFold(c.Args[j], []byte("count")) && j+1 < len(c.Args) {
 			j++
-			n, err := ParseInt(c.Args[j])
+			n, err := num.ParseInt(c.Args[j])
 			if err != nil || n < 1 {
 				c.W.Error(errListCountGtZero)
 				return a, false

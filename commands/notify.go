@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/num"
 )
 
 // Keyspace events.
@@ -163,13 +164,13 @@ func absentKeys(c *Ctx) []Event {
 	}
 	switch c.Cmd.Name {
 	case "move":
-		if db, err := ParseInt(c.Args[2]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
+		if db, err := num.ParseInt(c.Args[2]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
 			add(int(db), c.Args[1])
 		}
 	case "copy":
 		for i := 3; i+1 < len(c.Args); i++ {
 			if strings.EqualFold(string(c.Args[i]), "db") {
-				if db, err := ParseInt(c.Args[i+1]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
+				if db, err := num.ParseInt(c.Args[i+1]); err == nil && db >= 0 && db < int64(c.Store.Databases()) {
 					add(int(db), c.Args[2])
 				}
 			}
@@ -229,7 +230,7 @@ func (n *notifier) int() int64 {
 	if end < 0 {
 		return 0
 	}
-	v, _ := ParseInt(r[1:end])
+	v, _ := num.ParseInt(r[1:end])
 	return v
 }
 

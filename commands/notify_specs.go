@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/num"
 )
 
 // The events each write command emits, as notifySpecs keyed by command name (notifiers), and
@@ -120,7 +121,7 @@ func evFirstBulk(r []byte) []byte {
 	if j < 0 {
 		return nil
 	}
-	l, err := ParseInt(r[:j])
+	l, err := num.ParseInt(r[:j])
 	if err != nil || l < 0 || int(l)+j+2 > len(r) {
 		return nil
 	}
@@ -155,7 +156,7 @@ func evLMove(whereArg int) notifySpec {
 // evPopDirection returns "lpop" or "rpop" from the LEFT|RIGHT argument after numkeys keys.
 func evPopDirection(numkeysAt int) func(n *notifier) string {
 	return func(n *notifier) string {
-		nk, err := ParseInt(n.c.Args[numkeysAt])
+		nk, err := num.ParseInt(n.c.Args[numkeysAt])
 		i := numkeysAt + 1 + int(nk)
 		if err == nil && i < len(n.c.Args) && strings.EqualFold(string(n.c.Args[i]), "left") {
 			return "lpop"
@@ -173,8 +174,8 @@ func evFlushDBs(c *Ctx) []int {
 		}
 		return dbs
 	case "swapdb":
-		a, err1 := ParseInt(c.Args[1])
-		b, err2 := ParseInt(c.Args[2])
+		a, err1 := num.ParseInt(c.Args[1])
+		b, err2 := num.ParseInt(c.Args[2])
 		n := int64(c.Store.Databases())
 		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= n || b >= n {
 			return nil
@@ -312,7 +313,7 @@ var notifiers = map[string]notifySpec{
 		db := n.c.Client.DB
 		for i := 3; i+1 < len(n.c.Args); i++ {
 			if strings.EqualFold(string(n.c.Args[i]), "db") {
-				if v, err := ParseInt(n.c.Args[i+1]); err == nil {
+				if v, err := num.ParseInt(n.c.Args[i+1]); err == nil {
 					db = int(v)
 				}
 			}
@@ -323,7 +324,7 @@ var notifiers = map[string]notifySpec{
 		if n.int() != 1 {
 			return
 		}
-		db, _ := ParseInt(n.c.Args[2])
+		db, _ := num.ParseInt(n.c.Args[2])
 		n.emit(evGen, "move_from", n.c.Args[1])
 		n.c.Events = append(n.c.Events, Event{Class: evGen, Name: "move_to", DB: int(db), Key: n.c.Args[1]})
 	}},
@@ -530,7 +531,7 @@ func scriptKeys(args [][]byte) [][]byte {
 	if len(args) < 3 {
 		return nil
 	}
-	nk, err := ParseInt(args[2])
+	nk, err := num.ParseInt(args[2])
 	if err != nil || nk < 0 || int64(len(args)-3) < nk {
 		return nil
 	}

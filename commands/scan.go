@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/strata-db/strata/internal/glob"
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
@@ -166,7 +167,7 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 		more := len(c.Args) - i
 		switch opt := strings.ToLower(c.Arg(i)); {
 		case opt == "count" && more >= 2:
-			n, err := ParseInt(c.Args[i+1])
+			n, err := num.ParseInt(c.Args[i+1])
 			if err != nil {
 				c.W.Error(ErrNotInteger)
 				return o, false
@@ -374,8 +375,8 @@ func cmdCollScan(c *Ctx) {
 	switch {
 	case enc == "intset":
 		slices.SortFunc(out, func(a, b elem) int {
-			x, _ := ParseInt(a.name)
-			y, _ := ParseInt(b.name)
+			x, _ := num.ParseInt(a.name)
+			y, _ := num.ParseInt(b.name)
 			return cmpInt(x, y)
 		})
 	case enc == "listpack" && want == storage.TypeZSet:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -97,7 +98,7 @@ func cmdSPop(c *Ctx) {
 		return
 	}
 	// getPositiveLongFromObjectOrReply: one message for anything but a non-negative long.
-	n, err := ParseInt(c.Args[2])
+	n, err := num.ParseInt(c.Args[2])
 	if err != nil || n < 0 {
 		c.W.Error(ErrCountPositive)
 		return
@@ -232,7 +233,7 @@ func sinterCardKeys(args [][]byte) [][]byte {
 	if len(args) < 2 {
 		return nil
 	}
-	n, err := ParseInt(args[1])
+	n, err := num.ParseInt(args[1])
 	if err != nil || n < 1 || n > int64(len(args)-2) {
 		return nil
 	}
@@ -240,7 +241,7 @@ func sinterCardKeys(args [][]byte) [][]byte {
 }
 
 func cmdSInterCard(c *Ctx) {
-	n, err := ParseInt(c.Args[1])
+	n, err := num.ParseInt(c.Args[1])
 	if err != nil || n < 1 {
 		c.W.Error(errNumKeysPositive)
 		return
@@ -253,7 +254,7 @@ func cmdSInterCard(c *Ctx) {
 	for i := 2 + int(n); i < len(c.Args); i++ {
 		if bytes.EqualFold(c.Args[i], []byte("limit")) && i+1 < len(c.Args) {
 			i++
-			l, err := ParseInt(c.Args[i])
+			l, err := num.ParseInt(c.Args[i])
 			if err != nil || l < 0 {
 				c.W.Error(errLimitNegative)
 				return

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -103,7 +104,7 @@ func (e *expireOpt) parseUnit(c *Ctx, opt string, i *int) (matched, ok bool) {
 // parseExpireArg parses the value after EX, PX, EXAT or PXAT into unix ms, replying with
 // Redis's errors on bad input.
 func parseExpireArg(c *Ctx, unit string, arg []byte) (int64, bool) {
-	n, err := ParseInt(arg)
+	n, err := num.ParseInt(arg)
 	if err != nil {
 		c.W.Error(ErrNotInteger)
 		return 0, false
@@ -399,9 +400,6 @@ func setLater(args [][]byte, i int, last map[string]int) bool {
 	}
 	return false
 }
-
-// longDoublePrec is the mantissa width of the x87 long double that Redis computes INCRBYFLOAT in.
-const longDoublePrec = 64
 
 func cmdAppend(c *Ctx) {
 	m, err := c.Txn.GetMeta(c.Args[1])

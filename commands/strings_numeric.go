@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"strings"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -44,7 +44,7 @@ func cmdIncr(c *Ctx) {
 			c.Fail(err)
 			return
 		}
-		if cur, err = ParseInt(v); err != nil {
+		if cur, err = num.ParseInt(v); err != nil {
 			c.W.Error(ErrNotInteger)
 			return
 		}
@@ -63,39 +63,6 @@ func cmdIncr(c *Ctx) {
 	c.W.Int(cur)
 }
 
-// parseLongDouble parses b as Redis's string2ld (strtold) does: decimal or hexadecimal
-// ("0x1p3"), "inf", no surrounding spaces.
-func parseLongDouble(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' || strings.ContainsAny(string(b), "_oObB") {
-		return nil, false
-	}
-	s := string(b)
-	base := 10
-	if u := strings.TrimLeft(s, "+-"); len(u) > 1 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X') {
-		base = 0
-	} else if strings.ContainsAny(s, "xXpP") {
-		return nil, false
-	}
-	f, _, err := big.ParseFloat(s, base, longDoublePrec, big.ToNearestEven)
-	if err != nil {
-		return nil, false
-	}
-	return f, true
-}
-
-// formatLongDouble formats f as Redis's ld2string in human mode: "%.17Lf" without trailing zeros.
-func formatLongDouble(f *big.Float) string {
-	s := f.Text('f', 17)
-	if strings.IndexByte(s, '.') >= 0 {
-		s = strings.TrimRight(s, "0")
-		s = strings.TrimSuffix(s, ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
-}
-
 func cmdIncrByFloat(c *Ctx) {
 	// Redis checks the key's type, then the current value, then the increment.
 	m, err := c.Txn.GetMeta(c.Args[1])
@@ -107,7 +74,7 @@ func cmdIncrByFloat(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	cur := new(big.Float).SetPrec(longDoublePrec)
+	cur := new(big.Float).SetPrec(num.LongDoublePrec)
 	var at int64
 	if m != nil {
 		raw, err := c.Txn.StringValue(m)
@@ -115,14 +82,14 @@ func cmdIncrByFloat(c *Ctx) {
 			c.Fail(err)
 			return
 		}
-		v, ok := parseLongDouble(raw)
+		v, ok := num.ParseLongDouble(raw)
 		if !ok {
 			c.W.Error(ErrNotFloat)
 			return
 		}
 		cur, at = v, m.Expire
 	}
-	incr, ok := parseLongDouble(c.Args[2])
+	incr, ok := num.ParseLongDouble(c.Args[2])
 	if !ok {
 		c.W.Error(ErrNotFloat)
 		return
@@ -131,12 +98,12 @@ func cmdIncrByFloat(c *Ctx) {
 		c.W.Error(ErrIncrFloatNaN)
 		return
 	}
-	sum := new(big.Float).SetPrec(longDoublePrec).Add(cur, incr)
+	sum := new(big.Float).SetPrec(num.LongDoublePrec).Add(cur, incr)
 	if sum.MantExp(nil) > 16384 {
 		c.W.Error(ErrIncrFloatNaN)
 		return
 	}
-	s := formatLongDouble(sum)
+	s := num.FormatLongDouble(sum)
 	if err := c.Txn.SetString(c.Args[1], []byte(s), at); err != nil {
 		c.Fail(err)
 		return

@@ -3,6 +3,7 @@ package commands
 import (
 	"math"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
@@ -50,7 +51,7 @@ func zNumKeysAt(i int) func(args [][]byte) [][]byte {
 		if i >= len(args) {
 			return nil
 		}
-		n, err := ParseInt(args[i])
+		n, err := num.ParseInt(args[i])
 		if err != nil || n < 1 {
 			return nil
 		}

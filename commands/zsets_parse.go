@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -213,7 +214,7 @@ func zParseLexRange(minArg, maxArg []byte) (storage.LexRange, bool) {
 // zRangeLong parses argument i as Redis's getRangeLongFromObjectOrReply does, replying msg (or
 // Redis's generic texts when msg is empty) on error.
 func zRangeLong(c *Ctx, i int, lo, hi int64, msg string) (int64, bool) {
-	n, err := ParseInt(c.Args[i])
+	n, err := num.ParseInt(c.Args[i])
 	if err != nil {
 		if msg == "" {
 			msg = ErrNotInteger

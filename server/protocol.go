@@ -4,7 +4,7 @@ import (
 	"net"
 	"sync/atomic"
 
-	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/internal/num"
 )
 
 // outBufKeep is the largest buffer of bytes for the parser that a connection keeps between reads.
@@ -282,7 +282,7 @@ func (g *guardConn) scan(b []byte) {
 			if len(line) > 0 && line[len(line)-1] == '\r' {
 				line = line[:len(line)-1]
 			}
-			n, err := commands.ParseInt(line)
+			n, err := num.ParseInt(line)
 			if g.state == stMulti {
 				if err != nil || n > maxMultibulk {
 					g.failure = errMultiLength
