@@ -2,18 +2,19 @@ package commands
 
 import (
 	"bytes"
-	"container/list"
-	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/strata-db/strata/internal/cursor"
 	"github.com/strata-db/strata/internal/glob"
 	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
+
+// cursors maps the cursor numbers SCAN, HSCAN, SSCAN and ZSCAN issue to scan positions.
+var cursors = cursor.NewTable()
 
 func init() {
 	register(
@@ -23,134 +24,6 @@ func init() {
 		&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdCollScan},
 		&Command{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdCollScan},
 	)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cursors
-//
-// Keys and collection elements are iterated in byte order, so a scan's position is the last key
-// (or member) it examined, and the next call resumes just after it: a key present for the whole
-// scan is returned at least once however other clients write, and one that is deleted and
-// re-created cannot be skipped either. Positions are arbitrary byte strings, but clients expect
-// cursors to be numbers, so a server-side table maps cursor numbers to positions.
-//
-// A cursor is a 63-bit number (below 2^63, so clients that parse it as a signed 64-bit integer
-// cope): the top 32 bits hold the first 4 bytes of the position, zero-padded, and the low 31 bits a
-// sequence number that is never 0. Cursor 0 starts a scan and ends one. The table keeps the most
-// recently issued cursors (LRU, bounded in entries and bytes). A cursor the table does not know
-// (evicted, issued before a restart, or made up) restarts at its 4-byte prefix (trailing zero
-// bytes dropped), which is never after the lost position: the guarantee holds, at the price of
-// repeating some keys. A made-up small number has an empty prefix and restarts from the
-// beginning. An issued number comes back only after 2^31 - 1 further cursors, and then is
-// ambiguous only if its 4-byte prefix is the same as well.
-
-const (
-	cursorSeqBits   = 31
-	cursorMaxItems  = 1 << 16
-	cursorMaxBytes  = 64 << 20
-	cursorPrefixLen = 4
-)
-
-// scanPos is where a scan resumes: strictly after key, or at key itself when inclusive.
-type scanPos struct {
-	key       []byte
-	inclusive bool
-}
-
-type cursorEntry struct {
-	cursor uint64
-	pos    []byte
-}
-
-// cursorTable maps issued cursor numbers to scan positions.
-type cursorTable struct {
-	mu    sync.Mutex
-	seq   uint64
-	m     map[uint64]*list.Element
-	lru   list.List // front: most recently issued
-	bytes int
-}
-
-var cursors = &cursorTable{m: map[uint64]*list.Element{}}
-
-// issue returns a new cursor number for position pos (the last key examined).
-func (t *cursorTable) issue(pos []byte) uint64 {
-	var pre [cursorPrefixLen]byte
-	copy(pre[:], pos)
-	hi := uint64(binary.BigEndian.Uint32(pre[:])) << cursorSeqBits
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var cur uint64
-	for {
-		t.seq = t.seq%(1<<cursorSeqBits-1) + 1 // 1 .. 2^31-1
-		cur = hi | t.seq
-		if _, busy := t.m[cur]; !busy {
-			break
-		}
-	}
-	e := &cursorEntry{cursor: cur, pos: append([]byte(nil), pos...)}
-	t.m[cur] = t.lru.PushFront(e)
-	t.bytes += len(e.pos) + 64
-	for t.lru.Len() > cursorMaxItems || t.bytes > cursorMaxBytes && t.lru.Len() > 1 {
-		old := t.lru.Remove(t.lru.Back()).(*cursorEntry)
-		delete(t.m, old.cursor)
-		t.bytes -= len(old.pos) + 64
-	}
-	return cur
-}
-
-// lookup returns where the scan with cursor cur resumes.
-func (t *cursorTable) lookup(cur uint64) scanPos {
-	if cur == 0 {
-		return scanPos{inclusive: true}
-	}
-	t.mu.Lock()
-	el, ok := t.m[cur]
-	var pos []byte
-	if ok {
-		pos = el.Value.(*cursorEntry).pos
-	}
-	t.mu.Unlock()
-	if ok {
-		return scanPos{key: pos}
-	}
-	var pre [cursorPrefixLen]byte
-	binary.BigEndian.PutUint32(pre[:], uint32(cur>>cursorSeqBits))
-	return scanPos{key: bytes.TrimRight(pre[:], "\x00"), inclusive: true}
-}
-
-// start returns the first key a scan resuming at p may return.
-func (p scanPos) start() []byte {
-	if p.inclusive {
-		return p.key
-	}
-	return append(append([]byte(nil), p.key...), 0)
-}
-
-// parseCursor parses a cursor as Redis does with strtoul: optional sign, decimal digits, no
-// leading space, nothing after; "" is 0 and "-n" wraps around. It reports false on anything
-// else or on overflow.
-func parseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	neg := false
-	digits := b
-	if b[0] == '+' || b[0] == '-' {
-		neg = b[0] == '-'
-		digits = b[1:]
-	}
-	if len(digits) == 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(digits), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // scanOpts are the parsed options of SCAN and its siblings.
@@ -216,7 +89,7 @@ func writeScanReply(c *Ctx, cursor uint64, elems [][]byte) {
 // SCAN and KEYS
 
 func cmdScan(c *Ctx) {
-	cur, ok := parseCursor(c.Args[1])
+	cur, ok := cursor.Parse(c.Args[1])
 	if !ok {
 		c.W.Error("ERR invalid cursor")
 		return
@@ -225,13 +98,13 @@ func cmdScan(c *Ctx) {
 	if !ok {
 		return
 	}
-	pos := cursors.lookup(cur)
+	pos := cursors.Lookup(cur)
 	beginRead(c)
 	var prefix []byte
 	if o.pattern != nil {
 		prefix = glob.Prefix(o.pattern)
 	}
-	it := c.Txn.ScanKeys(prefix, pos.start())
+	it := c.Txn.ScanKeys(prefix, pos.Start())
 	var out [][]byte
 	var last []byte
 	examined := int64(0)
@@ -257,7 +130,7 @@ func cmdScan(c *Ctx) {
 	}
 	next := uint64(0)
 	if more {
-		next = cursors.issue(last)
+		next = cursors.Issue(last)
 	}
 	writeScanReply(c, next, out)
 }
@@ -296,7 +169,7 @@ func cmdKeys(c *Ctx) {
 var zsetMemberPrefix = []byte{0x00}
 
 func cmdCollScan(c *Ctx) {
-	cur, ok := parseCursor(c.Args[2])
+	cur, ok := cursor.Parse(c.Args[2])
 	if !ok {
 		c.W.Error("ERR invalid cursor")
 		return
@@ -327,15 +200,15 @@ func cmdCollScan(c *Ctx) {
 		return
 	}
 	small := enc == "listpack" || enc == "intset"
-	pos := scanPos{inclusive: true}
+	pos := cursor.Pos{Inclusive: true}
 	if !small {
-		pos = cursors.lookup(cur)
+		pos = cursors.Lookup(cur)
 	}
 	var prefix []byte
 	if o.pattern != nil {
 		prefix = glob.Prefix(o.pattern)
 	}
-	it := c.Txn.ScanData(m.ID, sub, prefix, pos.start())
+	it := c.Txn.ScanData(m.ID, sub, prefix, pos.Start())
 	type elem struct {
 		name  []byte
 		score float64
@@ -392,7 +265,7 @@ func cmdCollScan(c *Ctx) {
 	}
 	next := uint64(0)
 	if more {
-		next = cursors.issue(last)
+		next = cursors.Issue(last)
 	}
 	n := len(out)
 	if want != storage.TypeSet {
