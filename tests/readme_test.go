@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os"
+	"os/exec"
 	"path"
 	"strings"
 	"testing"
@@ -50,6 +51,32 @@ func TestREADMEDocumentsEveryDirective(t *testing.T) {
 	for _, cmd := range []string{"go run ./cmd/strata", "go test ./..."} {
 		if !strings.Contains(readme, cmd) {
 			t.Errorf("README lacks %q", cmd)
+		}
+	}
+}
+
+// TestREADMELayoutListsEveryPackage keeps README's layout table in step with the packages.
+func TestREADMELayoutListsEveryPackage(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, ok := strings.Cut(string(b), "## Layout")
+	if !ok {
+		t.Fatal("README has no Layout section")
+	}
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	out, err := exec.Command("go", "list", "github.com/strata-db/strata/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		name := strings.TrimPrefix(pkg, "github.com/strata-db/strata/")
+		if strings.HasPrefix(name, "bench/") {
+			name = "bench"
+		}
+		if !strings.Contains(layout, "| `"+name+"` |") {
+			t.Errorf("README's layout does not list %s", name)
 		}
 	}
 }
