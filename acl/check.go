@@ -192,3 +192,36 @@ func (r *userRules) check(name string, args [][]byte) *Denial {
 	}
 	return d
 }
+
+// MayReadAnyKey reports whether one of u's selectors lets it run the command called name with
+// args and read every key (all keys, or a "*" pattern with read access), as SORT requires
+// before it takes BY and GET patterns, which name keys the call does not declare.
+func (u *User) MayReadAnyKey(name string, args [][]byte) bool {
+	r := u.get()
+	if r.unrestricted {
+		return true
+	}
+	e, ok := r.selectors[0].t.Resolve(name, args)
+	if !ok {
+		return true
+	}
+	var (
+		kb   [8][]byte
+		refs [8]keyRef
+	)
+	keys := e.appendKeys(args, kb[:0], refs[:0])
+	for _, s := range r.selectors {
+		if res, _, _ := s.check(e, args, keys); res != OK {
+			continue
+		}
+		if s.allKeys {
+			return true
+		}
+		for _, p := range s.keys {
+			if p.flags&keyRead != 0 && p.pattern == "*" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -30,7 +30,7 @@ var keySpecs = map[string]string{
 	"rpoplpush": "bw", "rpush": "w", "rpushx": "w", "sadd": "w", "scard": "n", "sdiff": "r",
 	"sdiffstore": "wr", "set": "b*", "setbit": "b", "setex": "w", "setnx": "w", "setrange": "w",
 	"sinter": "r", "sintercard": "r", "sinterstore": "wr", "sismember": "n", "smembers": "r",
-	"smismember": "r", "smove": "bw", "sort": "rrw", "sort_ro": "rr", "spop": "b",
+	"smismember": "r", "smove": "bw", "sort": "rw", "sort_ro": "r", "spop": "b",
 	"srandmember": "r", "srem": "w", "sscan": "r", "strlen": "n", "substr": "r", "sunion": "r",
 	"sunionstore": "wr", "touch": "n", "ttl": "r", "type": "n", "unlink": "w", "watch": "n",
 	"xack": "w", "xadd": "w", "xautoclaim": "w", "xclaim": "w", "xdel": "w", "xgroup|create": "w",

@@ -385,6 +385,23 @@ var notifiers = map[string]notifySpec{
 		}
 	}},
 	"sinterstore": evStore(evSet, "sinterstore"),
+	// SORT ... STORE: "sortstore" on a non-empty result, "del" when an empty one removed the
+	// destination.
+	"sort": {pre: func(n *notifier) {
+		n.pre = make([]bool, 1)
+		if keys := sortKeys(n.c.Args); len(keys) == 2 {
+			n.pre[0] = n.exists(keys[1])
+		}
+	}, post: func(n *notifier) {
+		keys := sortKeys(n.c.Args)
+		switch {
+		case len(keys) < 2:
+		case n.int() > 0:
+			n.emit(evList, "sortstore", keys[1])
+		case n.pre[0]:
+			n.emit(evGen, "del", keys[1])
+		}
+	}},
 	"sunionstore": evStore(evSet, "sunionstore"),
 	"sdiffstore":  evStore(evSet, "sdiffstore"),
 

@@ -275,6 +275,8 @@ var keyspaceCommands = [][]string{
 	{"ZREMRANGEBYLEX", "z", "[b", "[b"}, {"ZREMRANGEBYRANK", "z", "0", "0"}, {"ZREMRANGEBYRANK", "z", "0", "0"},
 	{"ZADD", "z2", "1", "a", "2", "b"}, {"ZUNIONSTORE", "zd", "1", "z2"}, {"ZINTERSTORE", "zd", "2", "z2", "nokey"},
 	{"ZRANGESTORE", "zd2", "z2", "0", "-1"}, {"ZDIFFSTORE", "zd3", "1", "z2"}, {"ZMPOP", "1", "z2", "MIN", "COUNT", "5"},
+	{"RPUSH", "sl", "3", "1", "2"}, {"SORT", "sl", "STORE", "sd2"}, {"SORT", "sl"}, {"SORT", "nokey", "STORE", "sd2"},
+	{"SORT", "nokey", "STORE", "sd2"},
 	{"MULTI"}, {"SET", "tx1", "1"}, {"LPUSH", "tx2", "a"}, {"INCR", "tx1"}, {"EXEC"},
 	{"FLUSHDB"},
 }
