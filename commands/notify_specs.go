@@ -286,6 +286,8 @@ var notifiers = map[string]notifySpec{
 			n.emit(evStr, "setbit", n.c.Args[1])
 		}
 	}},
+	"pfadd":   evIfInt(evStr, "pfadd"),
+	"pfmerge": evSimple(evStr, "pfadd"), // a merge is a mass add
 	"bitop": {pre: evPreExists(2), post: func(n *notifier) {
 		dst := n.c.Args[2]
 		if n.int() > 0 {

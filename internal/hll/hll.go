@@ -65,8 +65,8 @@ func Cached(v []byte) (uint64, bool) {
 // SetCached stores card as v's cached cardinality, in place.
 func SetCached(v []byte, card uint64) { binary.LittleEndian.PutUint64(v[8:HeaderSize], card) }
 
-// invalidate marks v's cached cardinality stale, in place.
-func invalidate(v []byte) { v[HeaderSize-1] |= 0x80 }
+// Invalidate marks v's cached cardinality stale, in place.
+func Invalidate(v []byte) { v[HeaderSize-1] |= 0x80 }
 
 // Hash is MurmurHash64A as Redis computes it, reading 8-byte blocks little endian.
 func Hash(key []byte, seed uint64) uint64 {
@@ -227,7 +227,7 @@ func Set(v []byte, index int, count uint8, sparseMax int) ([]byte, bool, error) 
 			return v, false, nil
 		}
 		setDense(r, index, count)
-		invalidate(v)
+		Invalidate(v)
 		return v, true, nil
 	case Sparse:
 		return sparseSet(v, index, count, sparseMax)
@@ -351,7 +351,7 @@ func sparseSet(v []byte, index int, count uint8, sparseMax int) ([]byte, bool, e
 		}
 		p++
 	}
-	invalidate(v)
+	Invalidate(v)
 	return v, true, nil
 }
 
@@ -362,7 +362,7 @@ func promote(v []byte, index int, count uint8) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	setDense(d[HeaderSize:], index, count)
-	invalidate(d)
+	Invalidate(d)
 	return d, true, nil
 }
 

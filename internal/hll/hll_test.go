@@ -164,3 +164,12 @@ func TestCorruptSparse(t *testing.T) {
 		t.Error("invalid headers accepted")
 	}
 }
+
+func TestSelfTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten million inserts")
+	}
+	if msg := hll.SelfTest(hll.DefaultSparseMaxBytes); msg != "" {
+		t.Fatal(msg)
+	}
+}
