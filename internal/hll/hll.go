@@ -35,7 +35,7 @@ var ErrCorrupt = errors.New("hll: corrupted value")
 
 // New returns an empty HyperLogLog: sparse, all registers zero, cached cardinality 0.
 func New() []byte {
-	v := make([]byte, HeaderSize, HeaderSize+2)
+	v := make([]byte, HeaderSize, 64)
 	copy(v, "HYLL")
 	v[4] = Sparse
 	return appendXZero(v, Registers)
@@ -245,20 +245,20 @@ func sparseSet(v []byte, index int, count uint8, sparseMax int) ([]byte, bool, e
 	s := v[HeaderSize:]
 	first, span, p, prev := 0, 0, 0, -1
 	for p < len(s) {
-		oplen := 1
+		b, oplen := s[p], 1
 		switch {
-		case isZero(s[p]):
-			span = zeroLen(s[p])
-		case isVal(s[p]):
-			span = valLen(s[p])
+		case b&0x80 != 0:
+			span = int(b&3) + 1
+		case b&0x40 == 0:
+			span = int(b&0x3f) + 1
 		default:
 			if p+1 >= len(s) {
 				return nil, false, ErrCorrupt
 			}
-			span = xzeroLen(s[p], s[p+1])
+			span = xzeroLen(b, s[p+1])
 			oplen = 2
 		}
-		if index <= first+span-1 {
+		if index < first+span {
 			break
 		}
 		prev = p
@@ -323,9 +323,13 @@ func sparseSet(v []byte, index int, count uint8, sparseMax int) ([]byte, bool, e
 		if delta > 0 && len(v)+delta > sparseMax {
 			return promote(v, index, count)
 		}
-		at := HeaderSize + p
-		tail := append([]byte(nil), v[at+oldlen:]...)
-		v = append(append(v[:at], seq[:n]...), tail...)
+		at, end := HeaderSize+p, len(v)
+		if delta > 0 {
+			v = append(v, seq[:delta]...) // room for the longer sequence
+		}
+		copy(v[at+n:], v[at+oldlen:end])
+		copy(v[at:], seq[:n])
+		v = v[:end+delta]
 		s = v[HeaderSize:]
 	}
 	// Merge adjacent VAL opcodes of the same value, scanning up to five opcodes from the one
