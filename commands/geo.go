@@ -90,10 +90,12 @@ func formatCFloat(f float64) string {
 
 // geoLonLat parses a longitude and a latitude at arguments i and i+1 and checks their range.
 func geoLonLat(c *Ctx, i int) (lon, lat float64, ok bool) {
-	if lon, ok = c.Float(i); !ok {
+	if lon, ok = zParseScore(c.Args[i]); !ok {
+		c.W.Error(ErrNotFloat)
 		return 0, 0, false
 	}
-	if lat, ok = c.Float(i + 1); !ok {
+	if lat, ok = zParseScore(c.Args[i+1]); !ok {
+		c.W.Error(ErrNotFloat)
 		return 0, 0, false
 	}
 	if lon < geohash.LonMin || lon > geohash.LonMax || lat < geohash.LatMin || lat > geohash.LatMax {
@@ -119,9 +121,10 @@ func geoUnit(c *Ctx, i int) (float64, bool) {
 	return 0, false
 }
 
-// geoNumber parses a non-negative distance argument with its own error text.
+// geoNumber parses a distance argument (as Redis parses doubles), replying errText if it is
+// not one.
 func geoNumber(c *Ctx, i int, errText string) (float64, bool) {
-	f, ok := ParseFloat(c.Args[i])
+	f, ok := zParseScore(c.Args[i])
 	if !ok {
 		c.W.Error(errText)
 		return 0, false

@@ -83,3 +83,23 @@ func TestAreasCoverShape(t *testing.T) {
 		t.Error("a point 56 km north inside a 100 km high box")
 	}
 }
+
+// TestAreasExtremeShapes runs the cell choice on degenerate and huge areas: one cell at step 1
+// or the finest step, never a panic.
+func TestAreasExtremeShapes(t *testing.T) {
+	for _, s := range []Shape{
+		{Lon: 0, Lat: 0, Radius: math.Inf(1), Conversion: 1},
+		{Lon: 180, Lat: 85.05112878, Radius: 1e300, Conversion: 1609.34},
+		{Lon: -180, Lat: -85.05112878, Box: true, Width: 1e308, Height: 1e308, Conversion: 1000},
+		{Lon: 10, Lat: 10, Radius: 0, Conversion: 1},
+		{Lon: 10, Lat: 10, Radius: 1e-300, Conversion: 0.3048},
+	} {
+		areas := s.Areas()
+		if areas[0].Zero() {
+			t.Errorf("%+v: no centre cell", s)
+		}
+		if st := areas[0].Step; st != 1 && st != 26 && st != 25 {
+			t.Errorf("%+v: step %d", s, st)
+		}
+	}
+}

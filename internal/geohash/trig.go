@@ -97,12 +97,22 @@ func sinCosDD(x dd) (s, c dd) {
 	}
 }
 
+// maxTrigArg bounds the arguments sinCosDD reduces accurately; larger ones (from absurd radii,
+// whose search covers the world anyway) go to the math package.
+const maxTrigArg = 16
+
 func sin(x float64) float64 {
+	if !(math.Abs(x) <= maxTrigArg) {
+		return math.Sin(x)
+	}
 	s, _ := sinCosDD(dd{x, 0})
 	return s.hi
 }
 
 func cos(x float64) float64 {
+	if !(math.Abs(x) <= maxTrigArg) {
+		return math.Cos(x)
+	}
 	_, c := sinCosDD(dd{x, 0})
 	return c.hi
 }

@@ -173,3 +173,23 @@ func TestSelfTest(t *testing.T) {
 		t.Fatal(msg)
 	}
 }
+
+// FuzzSparse feeds arbitrary sparse bodies to every function that reads registers: none may
+// panic, and each either works or reports ErrCorrupt.
+func FuzzSparse(f *testing.F) {
+	f.Add([]byte{0x7f, 0xff}, []byte("a"))
+	f.Add([]byte{0x40, 0x00, 0x80, 0x7f, 0xfd}, []byte("xyz"))
+	f.Add([]byte{0xff, 0x3f, 0x7f}, []byte(""))
+	f.Fuzz(func(t *testing.T, body, elem []byte) {
+		v := append(hll.New()[:hll.HeaderSize:hll.HeaderSize], body...)
+		var regs [hll.Registers]uint8
+		_ = hll.Merge(&regs, v)
+		_, _ = hll.Count(v)
+		_, _ = hll.ToDense(v)
+		_ = hll.Decode(v)
+		w := append([]byte(nil), v...)
+		if w, _, err := hll.Add(w, elem, 64); err == nil && !hll.Valid(w) {
+			t.Fatalf("Add produced an invalid value %q", w)
+		}
+	})
+}
