@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -58,20 +59,33 @@ func init() {
 	)
 }
 
-// geoRadiusKeys returns the key extractor of GEORADIUS and GEORADIUSBYMEMBER: the source and
-// the destination of the last STORE or STOREDIST after the fixed arguments.
+// geoRadiusKeys returns the key extractor of GEORADIUS and GEORADIUSBYMEMBER, as Redis's key
+// specs find them: the source, the argument after the first STORE and the one after the first
+// STOREDIST from the optional arguments on; and also the destination the command writes (after
+// the last of them) when a repeated option moves it, so that it is locked too.
 func geoRadiusKeys(base int) func(args [][]byte) [][]byte {
 	return func(args [][]byte) [][]byte {
 		keys := [][]byte{args[1]}
-		var dst []byte
+		store, storeDist, last := 0, 0, 0 // argument indexes, 0 for none
 		for i := base; i+1 < len(args); i++ {
-			if zfold(args[i], "store") || zfold(args[i], "storedist") {
-				dst = args[i+1]
-				i++
+			switch {
+			case zfold(args[i], "store"):
+				store = cmp.Or(store, i+1)
+			case zfold(args[i], "storedist"):
+				storeDist = cmp.Or(storeDist, i+1)
+			default:
+				continue
+			}
+			last = i + 1
+			i++
+		}
+		for _, k := range []int{store, storeDist} {
+			if k > 0 {
+				keys = append(keys, args[k])
 			}
 		}
-		if dst != nil {
-			keys = append(keys, dst)
+		if last > 0 && last != store && last != storeDist {
+			keys = append(keys, args[last])
 		}
 		return keys
 	}

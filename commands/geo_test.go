@@ -88,7 +88,8 @@ func TestGeoRadiusKeys(t *testing.T) {
 	for in, want := range map[string]string{
 		"georadius src 1 2 3 km":                          "src",
 		"georadius src 1 2 3 km STORE d":                  "src d",
-		"georadius src 1 2 3 km STORE d STOREDIST e":      "src e",
+		"georadius src 1 2 3 km STORE d STOREDIST e":      "src d e",
+		"georadius src 1 2 3 km STORE d STORE e":          "src d e",
 		"georadius src 1 2 3 km WITHDIST STORE":           "src",
 		"georadius store 1 2 3 km storedist":              "store",
 		"georadius src 1 2 3 km COUNT 5 storedist x desc": "src x",
@@ -100,5 +101,9 @@ func TestGeoRadiusKeys(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("%s: keys %v, want %s", in, got, want)
 		}
+	}
+	empty := [][]byte{[]byte("georadius"), []byte("src"), nil, nil, nil, []byte("km"), []byte("store"), {}, []byte("store"), []byte("d")}
+	if got := keys(empty); len(got) != 3 || len(got[1]) != 0 || string(got[2]) != "d" {
+		t.Errorf("empty destination: keys %q", got)
 	}
 }
