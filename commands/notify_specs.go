@@ -287,6 +287,8 @@ var notifiers = map[string]notifySpec{
 			n.emit(evStr, "setbit", n.c.Args[1])
 		}
 	}},
+	"pfadd":   evIfInt(evStr, "pfadd"),
+	"pfmerge": evSimple(evStr, "pfadd"), // a merge is a mass add
 	"bitop": {pre: evPreExists(2), post: func(n *notifier) {
 		dst := n.c.Args[2]
 		if n.int() > 0 {
@@ -431,13 +433,60 @@ var notifiers = map[string]notifySpec{
 	// own contexts and commit themselves), so a script fails the WATCH of every key it
 	// declares, before it runs, while it holds the store; and a write script in EXEC counts
 	// as writing all its declared keys.
-	"eval":        evScript,
-	"evalsha":     evScript,
-	"fcall":       evScript,
-	"zunionstore": evStore(evZSet, "zunionstore"),
-	"zinterstore": evStore(evZSet, "zinterstore"),
-	"zdiffstore":  evStore(evZSet, "zdiffstore"),
-	"zrangestore": evStore(evZSet, "zrangestore"),
+	"eval":    evScript,
+	"evalsha": evScript,
+	"fcall":   evScript,
+	"geoadd": {post: func(n *notifier) {
+		if n.wrote() {
+			n.emit(evZSet, "zadd", n.c.Args[1])
+		}
+	}},
+	"georadius":         evGeoStore("georadiusstore", 6),
+	"georadiusbymember": evGeoStore("georadiusstore", 5),
+	"geosearchstore":    evGeoStore("geosearchstore", 0),
+	"zunionstore":       evStore(evZSet, "zunionstore"),
+	"zinterstore":       evStore(evZSet, "zinterstore"),
+	"zdiffstore":        evStore(evZSet, "zdiffstore"),
+	"zrangestore":       evStore(evZSet, "zrangestore"),
+}
+
+// evGeoStore emits event on the destination of a geo search that stores, or "del" when
+// nothing was found and the destination existed. base is the index of the first optional
+// argument of GEORADIUS and GEORADIUSBYMEMBER, whose destination follows their last STORE or
+// STOREDIST; 0 means the destination is argument 1 (GEOSEARCHSTORE).
+func evGeoStore(event string, base int) notifySpec {
+	dest := func(args [][]byte) int {
+		if base == 0 {
+			return 1
+		}
+		at := -1
+		for i := base; i+1 < len(args); i++ {
+			if zfold(args[i], "store") || zfold(args[i], "storedist") {
+				at = i + 1
+				i++
+			}
+		}
+		return at
+	}
+	return notifySpec{
+		pre: func(n *notifier) {
+			n.pre = make([]bool, len(n.c.Args))
+			if d := dest(n.c.Args); d > 0 {
+				n.pre[d] = n.exists(n.c.Args[d])
+			}
+		},
+		post: func(n *notifier) {
+			d := dest(n.c.Args)
+			if d < 0 || n.reply()[0] != ':' {
+				return
+			}
+			if n.int() > 0 {
+				n.emit(evZSet, event, n.c.Args[d])
+			} else if n.pre != nil && n.pre[d] {
+				n.emit(evGen, "del", n.c.Args[d])
+			}
+		},
+	}
 }
 
 var evExpire = notifySpec{post: func(n *notifier) {

@@ -236,7 +236,11 @@ func (w *Writer) Bool(v bool) {
 // formats scores ("%.17g", "inf", "-inf").
 func (w *Writer) Double(f float64) {
 	var tmp [32]byte
-	s := FormatScore(tmp[:0], f)
+	w.DoubleText(FormatScore(tmp[:0], f))
+}
+
+// DoubleText writes a double already formatted as s: a RESP3 double, a bulk string in RESP2.
+func (w *Writer) DoubleText(s []byte) {
 	if w.Proto == 3 {
 		w.b = append(w.b, ',')
 		w.b = append(w.b, s...)
