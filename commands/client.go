@@ -17,7 +17,8 @@ func init() {
 	configMutable["tracking-table-max-keys"] = configIntCheck(0, math.MaxInt64)
 }
 
-// clientSub is one CLIENT subcommand: its arity counts "client" and the subcommand name.
+// clientSub is one subcommand of a container command (CLIENT, SLOWLOG): its arity counts the
+// container and the subcommand name.
 type clientSub struct {
 	arity   int
 	handler func(c *Ctx)
@@ -61,15 +62,19 @@ func subArityOK(arity, n int) bool {
 	return n >= -arity
 }
 
-func cmdClient(c *Ctx) {
+func cmdClient(c *Ctx) { runSub(c, "client", clientSubs) }
+
+// runSub runs the subcommand of container (CLIENT, SLOWLOG, ...) that c names, after its arity
+// check, with Redis's errors for an unknown subcommand or a wrong number of arguments.
+func runSub(c *Ctx, container string, subs map[string]clientSub) {
 	name := strings.ToLower(c.Arg(1))
-	sub, ok := clientSubs[name]
+	sub, ok := subs[name]
 	if !ok {
-		c.W.Error(fmt.Sprintf(ErrUnknownSub, c.Arg(1), "CLIENT"))
+		c.W.Error(fmt.Sprintf(ErrUnknownSub, c.Arg(1), strings.ToUpper(container)))
 		return
 	}
 	if !subArityOK(sub.arity, len(c.Args)) {
-		c.W.Error(fmt.Sprintf(ErrWrongArity, "client|"+name))
+		c.W.Error(fmt.Sprintf(ErrWrongArity, container+"|"+name))
 		return
 	}
 	sub.handler(c)

@@ -44,11 +44,12 @@ type Env interface {
 	Config() *config.Config
 }
 
-// CallCounter is implemented by an Env that counts the commands scripts run in INFO
-// commandstats and errorstats, as it counts the commands clients send. errCounted says that an
-// error reply repeats an error already counted (see Ctx.ErrorCounted).
+// CallCounter is implemented by an Env that counts the commands scripts and EXEC run in INFO
+// commandstats and errorstats and logs them in the slow log, as it does for the commands
+// clients send. sub is the call's context; sub.ErrorCounted says that an error reply repeats
+// an error already counted.
 type CallCounter interface {
-	CountCall(cmd *Command, began time.Time, reply []byte, errCounted bool)
+	CountCall(sub *Ctx, began time.Time, reply []byte)
 }
 
 // ServerEnv is the Env of a running server: what the connection, introspection and

@@ -55,7 +55,7 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 		failed = runIn(&sc.sub)
 	}
 	if cc, ok := c.Env.(CallCounter); ok {
-		cc.CountCall(cmd, began, sc.w.Bytes(), sc.sub.ErrorCounted) // INFO commandstats, errorstats
+		cc.CountCall(&sc.sub, began, sc.w.Bytes()) // INFO commandstats, errorstats
 	}
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(&sc.sub) // CLIENT TRACKING: the script's caller tracks what it reads

@@ -66,8 +66,9 @@ type waiter struct {
 	timeout  time.Duration   // 0: forever
 
 	state  int
-	cancel bool        // a timeout or disconnect arrived while serving
-	reply  chan []byte // cap 1: the reply, or nil when cancelled during a serve that found nothing
+	ran    time.Duration // how long the serving run took (the slow log's duration)
+	cancel bool          // a timeout or disconnect arrived while serving
+	reply  chan []byte   // cap 1: the reply, or nil when cancelled during a serve that found nothing
 }
 
 // blockRegistry is one server's blocked clients.
@@ -213,6 +214,7 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 		if !c.ReplyOff {
 			c.w.Raw(reply)
 		}
+		s.slowLogCall(&c.Client, w.cmd, w.args, w.ran) // slowlog.go: logged once served, as in Redis
 	case disconnected:
 		select {
 		case <-gone:
@@ -304,7 +306,9 @@ func (s *Server) serveReady(ready []commands.ReadyKey) {
 			w.state = waitServing
 			r.mu.Unlock()
 
+			began := time.Now()
 			reply, outcome, more := s.runWaiter(w, bk.key)
+			w.ran = time.Since(began)
 
 			r.mu.Lock()
 			if reply != nil || w.cancel {

@@ -137,8 +137,9 @@ func (s *Server) liveConfig() *config.Config {
 // timeout) take effect at once; loglevel changes the logger's threshold.
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
-	s.applyTxConfig(cfg)    // multi.go: notify-keyspace-events, client-output-buffer-limit
-	s.trackApplyConfig(cfg) // tracking.go: tracking-table-max-keys
+	s.applySlowLogConfig(cfg) // slowlog.go
+	s.applyTxConfig(cfg)      // multi.go: notify-keyspace-events, client-output-buffer-limit
+	s.trackApplyConfig(cfg)   // tracking.go: tracking-table-max-keys
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}
@@ -318,6 +319,9 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 			} else {
 				cs.calls.Add(1)
 				cs.usec.Add(st.dur.Microseconds())
+				if !ctx.Blocked {
+					s.slowLogCall(ctx.Client, ctx.Cmd, ctx.Args, st.dur) // slowlog.go
+				}
 				if isErr {
 					cs.failed.Add(1)
 				}

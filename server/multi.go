@@ -512,7 +512,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			s.trackRead(&sub) // tracking.go: the keys a tracking client reads in EXEC
 		}
 		parts[i] = part{start, w.Len()}
-		s.CountCall(q.cmd, began, w.Bytes()[start:], sub.ErrorCounted)
+		s.CountCall(&sub, began, w.Bytes()[start:])
 		if sub.Txn != t {
 			// Only COPY ... DB replaces a shared transaction, and ExecExclusive makes EXEC
 			// exclusive for it; should another command do so, its transaction is the one to
@@ -564,7 +564,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			commands.Run(&sub)
 			dparts[i] = part{start, dw.Len()}
 			r := dw.Bytes()[start:]
-			s.CountCall(q.cmd, began, r, sub.ErrorCounted)
+			s.CountCall(&sub, began, r)
 		}
 	}
 	ctx.W.Array(len(queue))
@@ -580,13 +580,20 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 // CountCall counts a command EXEC or a script ran in INFO commandstats and errorstats, as Redis
 // counts the calls made inside a transaction or a script (commands.CallCounter). An error that
 // repeats one already counted (errCounted) counts as a failed call only.
-func (s *Server) CountCall(cmd *commands.Command, began time.Time, reply []byte, errCounted bool) {
+func (s *Server) CountCall(sub *commands.Ctx, began time.Time, reply []byte) {
 	failed := len(reply) > 0 && reply[0] == '-'
+	cmd, errCounted := sub.Cmd, sub.ErrorCounted
+	dur := time.Since(began)
+	if sub.Script != nil { // a script's calls come from its own client, unnamed and unconnected
+		s.slowLogCall(&commands.Client{Addr: "?:0"}, cmd, sub.Args, dur) // slowlog.go
+	} else {
+		s.slowLogCall(sub.Client, cmd, sub.Args, dur)
+	}
 
 	s.buildCmdStats()
 	if cs := s.x.cmdStats[cmd]; cs != nil {
 		cs.calls.Add(1)
-		cs.usec.Add(time.Since(began).Microseconds())
+		cs.usec.Add(dur.Microseconds())
 		if failed {
 			cs.failed.Add(1)
 		}

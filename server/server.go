@@ -59,6 +59,7 @@ type Server struct {
 
 	acl  *acl.Registry // acl.go: users, requirepass, protected mode
 	repl replState     // replication.go: replication ID, offsets, backlog
+	slow slowLog       // slowlog.go: SLOWLOG
 	tls  tlsServer     // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
@@ -121,6 +122,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s.initExtra(level)
 	s.initTx()
 	s.initReplication()
+	s.applySlowLogConfig(cfg)
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err
