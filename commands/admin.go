@@ -2,6 +2,8 @@ package commands
 
 import (
 	"errors"
+	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -20,6 +22,10 @@ func init() {
 		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdSave},
 		&Command{Name: "lastsave", Arity: 1, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdLastsave},
 		&Command{Name: "time", Arity: 1, Flags: FlagFast | FlagLoading | FlagStale, Handler: cmdTime},
+		&Command{Name: "bgrewriteaof", Arity: 1, Flags: FlagAdmin | FlagNoScript, Handler: cmdBgRewriteAOF},
+		&Command{Name: "lolwut", Arity: -1, Flags: FlagReadonly | FlagFast, Handler: cmdLolwut},
+		&Command{Name: "module", Arity: -2, Flags: FlagAdmin | FlagNoScript, Handler: cmdModule,
+			Sub: []string{"help", "list", "load", "loadex", "unload"}},
 		&Command{Name: "compact", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdCompact},
 		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti, Handler: cmdShutdown},
 	)
@@ -105,3 +111,75 @@ func cmdTime(c *Ctx) {
 	c.W.BulkInt(now.Unix())
 	c.W.BulkInt(int64(now.Nanosecond() / 1000))
 }
+
+// cmdBgRewriteAOF answers BGREWRITEAOF as Redis does and compacts the journal: Strata's journal
+// is LevelDB's log, which a compaction of the whole keyspace rewrites into tables.
+func cmdBgRewriteAOF(c *Ctx) {
+	if !c.Store.StartCompact(-1) {
+		c.W.Error("ERR Background append only file rewriting already in progress")
+		return
+	}
+	c.W.Status("Background append only file rewriting started")
+}
+
+// cmdLolwut answers LOLWUT [VERSION v] with the version line Redis 7.0 prints for its own
+// version (the drawings of versions 5 and 6 are not reproduced).
+func cmdLolwut(c *Ctx) {
+	if len(c.Args) >= 3 && strings.EqualFold(c.Arg(1), "version") {
+		if _, ok := c.Int(2); !ok {
+			return
+		}
+	}
+	c.W.Verbatim("Redis ver. " + RedisVersion + "\n")
+}
+
+var moduleHelpLines = []string{
+	"MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"LIST",
+	"    Return a list of loaded modules.",
+	"LOAD <path> [<arg> ...]",
+	"    Load a module library from <path>, passing to it any optional arguments.",
+	"LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+	"    Load a module library from <path>, while passing it module configurations and optional arguments.",
+	"UNLOAD <name>",
+	"    Unload a module.",
+	"HELP",
+	"    Prints this help.",
+}
+
+// moduleAllowed applies enable-module-command to MODULE LOAD, LOADEX and UNLOAD as Redis does:
+// "no" refuses them, "local" allows them from loopback connections only.
+func moduleAllowed(c *Ctx) bool {
+	v, _ := c.Env.Config().Get("enable-module-command")
+	host, _, _ := net.SplitHostPort(c.Client.Addr)
+	if ip := net.ParseIP(host); v == "yes" || v == "local" && ip != nil && ip.IsLoopback() {
+		return true
+	}
+	c.W.Error("ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", " +
+		"you can run it from a local connection, otherwise you need to set this option in the configuration " +
+		"file, and then restart the server.")
+	return false
+}
+
+// moduleLoad refuses to load a module, with the reason in the log: Strata runs no Redis modules.
+func moduleLoad(c *Ctx) {
+	if moduleAllowed(c) {
+		slog.Warn("MODULE LOAD refused: Strata does not load Redis modules", "path", c.Arg(2))
+		c.W.Error("ERR Error loading the extension. Please check the server logs.")
+	}
+}
+
+var moduleSubs = map[string]clientSub{
+	"help":   {2, func(c *Ctx) { writeHelp(c.W, moduleHelpLines) }},
+	"list":   {2, func(c *Ctx) { c.W.Array(0) }},
+	"load":   {-3, moduleLoad},
+	"loadex": {-3, moduleLoad},
+	"unload": {3, func(c *Ctx) {
+		if moduleAllowed(c) {
+			c.W.Error("ERR Error unloading module: no such module with that name")
+		}
+	}},
+}
+
+// cmdModule implements MODULE: no module is ever loaded, so LIST is empty and LOAD is refused.
+func cmdModule(c *Ctx) { runSub(c, "module", moduleSubs) }

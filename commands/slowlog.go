@@ -121,7 +121,7 @@ var slowlogHelpLines = []string{
 	"RESET",
 	"    Reset the slowlog.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 var slowlogSubs = map[string]clientSub{

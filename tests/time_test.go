@@ -37,3 +37,15 @@ func TestTime(t *testing.T) {
 		t.Errorf("COMMAND INFO time:\n%s\nredis:\n%s", info[0], info[1])
 	}
 }
+
+// TestBgRewriteAOF: BGREWRITEAOF answers as Redis does; in Strata it compacts the journal.
+func TestBgRewriteAOF(t *testing.T) {
+	t.Parallel()
+	for _, inst := range servers(t) {
+		c := dial(t, inst)
+		mustDo(t, c, "OK", "SET", "k", "v")
+		mustDo(t, c, "Background append only file rewriting started", "BGREWRITEAOF")
+		mustDo(t, c, "(error) ERR wrong number of arguments for 'bgrewriteaof' command", "BGREWRITEAOF", "x")
+		mustDo(t, c, "\"v\"", "GET", "k")
+	}
+}
