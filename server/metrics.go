@@ -7,6 +7,7 @@ import (
 	"net/http/pprof"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +23,7 @@ import (
 type metrics struct {
 	reg     *prometheus.Registry
 	latency *prometheus.HistogramVec
-	byCmd   map[*commands.Command]prometheus.Observer
+	byCmd   sync.Map // *commands.Command -> prometheus.Observer, made on the command's first call
 	http    *http.Server
 	ln      net.Listener
 }
@@ -34,11 +35,6 @@ func newMetrics(s *Server) *metrics {
 		Help:    "Time to run a command, from dispatch to reply, by command name.",
 		Buckets: []float64{.00001, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .05, .1, .5, 1, 5},
 	}, []string{"command"})
-	// Label values come from the command table only, never from client input.
-	m.byCmd = map[*commands.Command]prometheus.Observer{}
-	for _, c := range commands.All() {
-		m.byCmd[c] = m.latency.WithLabelValues(c.Name)
-	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "strata_build_info",
 		Help: "Strata's version and the Go version it was built with; always 1."}, []string{"version", "goversion"})
 	buildInfo.WithLabelValues(Version, runtime.Version()).Set(1)
@@ -47,11 +43,15 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// observe records one command's duration.
+// observe records one command's duration. A command's histogram is made when it first runs,
+// so an idle server exports no series for the commands nobody calls. Label values come from
+// the command table only, never from client input.
 func (m *metrics) observe(cmd *commands.Command, d time.Duration) {
-	if o := m.byCmd[cmd]; o != nil {
-		o.Observe(d.Seconds())
+	o, ok := m.byCmd.Load(cmd)
+	if !ok {
+		o, _ = m.byCmd.LoadOrStore(cmd, m.latency.WithLabelValues(cmd.Name))
 	}
+	o.(prometheus.Observer).Observe(d.Seconds())
 }
 
 // serve starts the metrics listener on addr, with /debug/pprof when pprofOn is set.
@@ -112,6 +112,7 @@ var (
 	descRefused    = desc("strata_connections_rejected_total", "Connections refused because of maxclients.")
 	descNetIn      = desc("strata_net_input_bytes_total", "Bytes read from clients.")
 	descNetOut     = desc("strata_net_output_bytes_total", "Bytes written to clients.")
+	descErrors     = desc("strata_error_replies_total", "Error replies by their prefix (ERR, WRONGTYPE, ...), as INFO errorstats.", "prefix")
 	descPanics     = desc("strata_client_panics_total", "Panics recovered in goroutines serving clients; each closed that client's connection.")
 	descKeys       = desc("strata_keys", "Keys per database, counting expired keys not yet reclaimed.", "db")
 	descExpires    = desc("strata_keys_with_expiry", "Keys with an expiry per database.", "db")
@@ -158,6 +159,9 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descNetIn, float64(st.NetInput))
 	counter(descNetOut, float64(st.NetOutput))
 	counter(descPanics, float64(st.ClientPanics))
+	for prefix, n := range st.Errors {
+		counter(descErrors, float64(n), prefix)
+	}
 
 	store := s.store
 	for db := 0; db < store.Databases(); db++ {

@@ -59,7 +59,7 @@ func TestMetricsAfterWorkload(t *testing.T) {
 		{`strata_command_duration_seconds_bucket{command="set",le="5"}`, func(v float64) bool { return v == 50 }},
 		{`strata_command_duration_seconds_bucket{command="set",le="1e-05"}`, func(v float64) bool { return v <= 50 }},
 		{`strata_command_duration_seconds_sum{command="set"}`, func(v float64) bool { return v > 0 && v < 5 }},
-		{`strata_command_duration_seconds_count{command="lpush"}`, func(v float64) bool { return v == 0 }},
+		{`strata_error_replies_total{prefix="ERR"}`, func(v float64) bool { return v == 1 }},
 		{`strata_keys{db="0"}`, func(v float64) bool { return v == 50 }},
 		{`strata_keys_with_expiry{db="0"}`, func(v float64) bool { return v == 0 }},
 		{`strata_connected_clients`, func(v float64) bool { return v >= 1 }},
@@ -81,6 +81,17 @@ func TestMetricsAfterWorkload(t *testing.T) {
 		if v := value(c.series); !c.ok(v) {
 			t.Errorf("%s = %v: implausible", c.series, v)
 		}
+	}
+	// A command nobody called has no series: an idle server exports none per command.
+	if strings.Contains(text, `command="lpush"`) {
+		t.Error("series exported for LPUSH, which never ran")
+	}
+	ran := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\nstrata_command_duration_seconds_bucket\{command="([a-z_|-]+)"`).FindAllStringSubmatch(text, -1) {
+		ran[m[1]] = true
+	}
+	if n := strings.Count(text, "\nstrata_command_duration_seconds_bucket{"); n != 15*len(ran) || len(ran) > 7 {
+		t.Errorf("%d histogram buckets exported for the commands run (%v)", n, ran)
 	}
 	if !regexp.MustCompile(`strata_build_info\{goversion="go[^"]+",version="[^"]+"\} 1`).MatchString(text) {
 		t.Error("strata_build_info missing")
