@@ -50,8 +50,8 @@ func rdbElems(t *testing.T, v *rdb.Value) []string {
 	return out
 }
 
-// dumpPayload builds a DUMP payload with fill, which writes one value.
-func dumpPayload(t *testing.T, fill func(w *rdb.ValueWriter) error) []byte {
+// buildPayload builds a DUMP payload with fill, which writes one value.
+func buildPayload(t *testing.T, fill func(w *rdb.ValueWriter) error) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	dw := rdb.NewDumpWriter(&buf)
@@ -88,7 +88,7 @@ func dumpKey(t *testing.T, s *storage.Store, key string) []byte {
 	if err != nil || m == nil {
 		t.Fatalf("meta of %q: %v %v", key, m, err)
 	}
-	return dumpPayload(t, func(w *rdb.ValueWriter) error { return DumpValue(txn, m, w) })
+	return buildPayload(t, func(w *rdb.ValueWriter) error { return DumpValue(txn, m, w) })
 }
 
 func TestRestoreDumpValueRoundTrip(t *testing.T) {
@@ -156,7 +156,7 @@ func TestRestoreDumpValueRoundTrip(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		in := dumpPayload(t, tc.fill)
+		in := buildPayload(t, tc.fill)
 		v, _ := rdb.ParseDump(in, nil)
 		want := rdbElems(t, v)
 		if _, err := restorePayload(s, tc.key, in, 0); err != nil {
@@ -208,7 +208,7 @@ func truncate(s string) string {
 func TestRestoreValueReplacesAndExpires(t *testing.T) {
 	s := testStore(t)
 	replyOf(s, 2, "rpush", "k", "a", "b", "c")
-	p := dumpPayload(t, func(w *rdb.ValueWriter) error {
+	p := buildPayload(t, func(w *rdb.ValueWriter) error {
 		if err := w.Set(1); err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func TestRestoreValueRefuses(t *testing.T) {
 	s := testStore(t)
 	replyOf(s, 2, "set", "keep", "v")
 	twice := func(start func(w *rdb.ValueWriter) error, add func(w *rdb.ValueWriter) error) []byte {
-		return dumpPayload(t, func(w *rdb.ValueWriter) error {
+		return buildPayload(t, func(w *rdb.ValueWriter) error {
 			if err := start(w); err != nil {
 				return err
 			}
