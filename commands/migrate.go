@@ -73,6 +73,13 @@ var migrateCache = struct {
 	conns map[string]*migrateConn
 }{conns: map[string]*migrateConn{}}
 
+// MigrateCachedSockets returns the number of idle cached MIGRATE connections, for INFO.
+func MigrateCachedSockets() int {
+	migrateCache.Lock()
+	defer migrateCache.Unlock()
+	return len(migrateCache.conns)
+}
+
 // migrateTake returns the cached connection to name, removing it from the cache, or dials a
 // new one within timeout.
 func migrateTake(name string, timeout time.Duration) (*migrateConn, error) {
