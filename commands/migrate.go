@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/strata-db/strata/internal/resp"
@@ -274,6 +275,15 @@ options:
 	name := net.JoinHostPort(c.Arg(1), c.Arg(2))
 	for retry := true; ; retry = false {
 		mc, err := migrateTake(name, timeout)
+		if errors.Is(err, syscall.ECONNREFUSED) && retry {
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// A refused connection shows in Redis as a failed write after the connect: its
+			// non-blocking connect completes, the write fails, the retry fails the same way.
+			c.W.Error(fmt.Sprintf(ErrMigrateIO, "writing"))
+			return
+		}
 		if err != nil {
 			c.W.Error(ErrMigrateConnect)
 			return
