@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/testutil"
@@ -482,5 +483,52 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 	}
 	if r, _ := sc.Do("RESTORE", "target", "0", bad[len(bad)-1]); r.Str != "ERR Bad data format" {
 		t.Errorf("RESTORE of a hash with a field twice: %q", r.Str)
+	}
+}
+
+// TestDumpCommandInfo checks that COMMAND INFO describes DUMP, RESTORE, RESTORE-ASKING and
+// MIGRATE as redis-server does (name, arity, flags, key positions, ACL categories, tips; Strata
+// reports no key specs).
+func TestDumpCommandInfo(t *testing.T) {
+	red := testutil.StartRedis(t)
+	st := testutil.StartStrata(t)
+	rc, sc := testutil.Connect(t, red.Addr), testutil.Connect(t, st.Addr)
+	for _, name := range []string{"dump", "restore", "restore-asking", "migrate"} {
+		w, g := dumpDo(t, rc, "COMMAND", "INFO", name), dumpDo(t, sc, "COMMAND", "INFO", name)
+		if len(w.Elems) != 1 || len(g.Elems) != 1 || len(w.Elems[0].Elems) < 8 || len(g.Elems[0].Elems) < 8 {
+			t.Fatalf("COMMAND INFO %s: redis %v, strata %v", name, w, g)
+		}
+		for i := 0; i < 8; i++ {
+			if a, b := w.Elems[0].Elems[i].String(), g.Elems[0].Elems[i].String(); a != b {
+				t.Errorf("COMMAND INFO %s, field %d: redis %s, strata %s", name, i, a, b)
+			}
+		}
+	}
+}
+
+// TestRestoreWakesBlockedClient checks that a list RESTORE creates serves a client blocked on
+// the key.
+func TestRestoreWakesBlockedClient(t *testing.T) {
+	st := testutil.StartStrata(t)
+	blocked, sc := testutil.Connect(t, st.Addr), testutil.Connect(t, st.Addr)
+	dumpDo(t, sc, "RPUSH", "src", "a", "b")
+	p := dumpDo(t, sc, "DUMP", "src").Str
+	done := make(chan testutil.Reply, 1)
+	go func() {
+		r, _ := blocked.Do("BLPOP", "l", "5")
+		done <- r
+	}()
+	for i := 0; !strings.Contains(dumpDo(t, sc, "INFO", "clients").Str, "blocked_clients:1"); i++ {
+		if i == 500 {
+			t.Fatal("BLPOP did not block")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	dumpDo(t, sc, "RESTORE", "l", "0", p)
+	if r := <-done; len(r.Elems) != 2 || r.Elems[1].Str != "a" {
+		t.Fatalf("BLPOP after RESTORE: %v", r)
+	}
+	if got := dumpDo(t, sc, "LRANGE", "l", "0", "-1"); len(got.Elems) != 1 || got.Elems[0].Str != "b" {
+		t.Errorf("list after the pop: %v", got)
 	}
 }
