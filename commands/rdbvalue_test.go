@@ -193,6 +193,16 @@ func TestRestoreDumpValueRoundTrip(t *testing.T) {
 	if st := s.ValueLogStats(); st.LiveBytes == 0 {
 		t.Errorf("the large string did not go to the value log: %+v", st)
 	}
+	// A value-log string and a collection replaced by values of other types.
+	if _, err := restorePayload(s, "large", buildPayload(t, cases[4].fill), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restorePayload(s, "set", buildPayload(t, cases[2].fill), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := replyOf(s, 2, "type", "large"); got != "+list\r\n" {
+		t.Errorf("TYPE large after replacing = %q", got)
+	}
 	if err := storage.CheckInvariants(s); err != nil {
 		t.Fatal(err)
 	}
