@@ -5,9 +5,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/resp"
@@ -213,4 +217,162 @@ func FuzzRestore(f *testing.F) {
 			replyOf(s, 2, "del", "k", "k2")
 		}
 	})
+}
+
+// fakeTarget is a MIGRATE target that records the commands it receives and answers each with
+// +OK, or with the error fail returns for it.
+type fakeTarget struct {
+	addr string
+	cmds chan string
+	fail func(cmd []string) string
+}
+
+func startFakeTarget(t *testing.T, fail func(cmd []string) string) *fakeTarget {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ft := &fakeTarget{addr: l.Addr().String(), cmds: make(chan string, 100), fail: fail}
+	go func() {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go ft.serve(nc)
+		}
+	}()
+	return ft
+}
+
+func (ft *fakeTarget) serve(nc net.Conn) {
+	defer nc.Close()
+	r := bufio.NewReader(nc)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+		var cmd []string
+		for i := 0; i < n; i++ {
+			hdr, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			size, _ := strconv.Atoi(strings.TrimSpace(hdr[1:]))
+			b := make([]byte, size+2)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return
+			}
+			cmd = append(cmd, string(b[:size]))
+		}
+		shown := append([]string(nil), cmd...)
+		if len(shown) > 3 && shown[0] == "RESTORE" {
+			shown[3] = "<payload>"
+		}
+		ft.cmds <- strings.Join(shown, " ")
+		reply := "+OK\r\n"
+		if msg := ft.fail(cmd); msg != "" {
+			reply = "-" + msg + "\r\n"
+		}
+		nc.Write([]byte(reply))
+	}
+}
+
+// received returns the commands the target got so far.
+func (ft *fakeTarget) received() []string {
+	var out []string
+	for {
+		select {
+		case c := <-ft.cmds:
+			out = append(out, c)
+		case <-time.After(50 * time.Millisecond):
+			return out
+		}
+	}
+}
+
+// TestMigrateProtocol runs MIGRATE against a fake target and checks what it sends (AUTH, SELECT
+// once per cached connection, RESTORE with the TTL and REPLACE), what it answers, the keys it
+// deletes and the events it records.
+func TestMigrateProtocol(t *testing.T) {
+	EnableKeyEvents()
+	s := testStore(t)
+	ke := &KeyEvents{}
+	ke.SetClasses(config.NotifyAll | config.NotifyKeyspace)
+	ft := startFakeTarget(t, func(cmd []string) string {
+		if len(cmd) > 1 && cmd[1] == "refused" {
+			return "BUSYKEY Target key name already exists."
+		}
+		return ""
+	})
+	host, port, _ := net.SplitHostPort(ft.addr)
+	cached := MigrateCachedSockets() // other tests' idle connections
+	replyOf(s, 2, "set", "a", "1")
+	replyOf(s, 2, "set", "b", "2", "px", "100000")
+	replyOf(s, 2, "set", "refused", "3")
+	migrate := func(args ...string) *Ctx {
+		return runDump(s, ke, bs(append([]string{"MIGRATE", host, port}, args...)...)...)
+	}
+	events := func(c *Ctx) string {
+		var evs []string
+		for _, ev := range c.Events {
+			evs = append(evs, ev.Name+":"+string(ev.Key))
+		}
+		return strings.Join(evs, " ")
+	}
+
+	c := migrate("", "3", "1000", "COPY", "AUTH2", "u", "pw", "KEYS", "a", "missing", "b")
+	if got := string(c.W.Bytes()); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE COPY: %q", got)
+	}
+	got := ft.received()
+	var ttl int
+	if len(got) == 4 {
+		fmt.Sscanf(got[3], "RESTORE b %d <payload>", &ttl)
+	}
+	if len(got) != 4 || got[0] != "AUTH u pw" || got[1] != "SELECT 3" || got[2] != "RESTORE a 0 <payload>" ||
+		ttl < 99000 || ttl > 100000 {
+		t.Errorf("sent %q", got)
+	}
+	if events(c) != "" || replyOf(s, 2, "exists", "a", "b") != ":2\r\n" {
+		t.Errorf("COPY deleted keys: events %q", events(c))
+	}
+	// The cached connection has database 3 selected: no SELECT, and the keys go.
+	c = migrate("a", "3", "1000", "REPLACE")
+	if got := string(c.W.Bytes()); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE REPLACE: %q", got)
+	}
+	if got := ft.received(); len(got) != 1 || got[0] != "RESTORE a 0 <payload> REPLACE" {
+		t.Errorf("sent %q", got)
+	}
+	if events(c) != "del:a" || replyOf(s, 2, "exists", "a") != ":0\r\n" {
+		t.Errorf("MIGRATE without COPY: events %q", events(c))
+	}
+	if got := MigrateCachedSockets(); got != cached+1 {
+		t.Errorf("cached sockets = %d, want %d", got, cached+1)
+	}
+	// A key the target refuses: its error, with the key kept here.
+	c = migrate("", "3", "1000", "KEYS", "b", "refused")
+	want := "-ERR Target instance replied with error: BUSYKEY Target key name already exists.\r\n"
+	if got := string(c.W.Bytes()); got != want {
+		t.Errorf("refused MIGRATE: %q, want %q", got, want)
+	}
+	// After an error the next MIGRATE selects the database again.
+	ft.received()
+	migrate("", "3", "1000", "COPY", "KEYS", "refused")
+	if got := ft.received(); len(got) != 2 || got[0] != "SELECT 3" {
+		t.Errorf("sent after an error %q", got)
+	}
+	if replyOf(s, 2, "exists", "b", "refused") != ":2\r\n" {
+		t.Error("a failed MIGRATE deleted keys")
+	}
+	if got := string(migrate("missing", "0", "1000").W.Bytes()); got != "+NOKEY\r\n" {
+		t.Errorf("MIGRATE of a missing key: %q", got)
+	}
+	if err := storage.CheckInvariants(s); err != nil {
+		t.Fatal(err)
+	}
 }
