@@ -54,3 +54,17 @@ func MisconfError(err error) string {
 	}
 	return misconfPrefix + msg
 }
+
+// Error replies of DUMP, RESTORE and MIGRATE (dump.go, migrate.go).
+const (
+	ErrBusyKey          = "BUSYKEY Target key name already exists."
+	ErrRestoreTTL       = "ERR Invalid TTL value, must be >= 0"
+	ErrRestoreIdle      = "ERR Invalid IDLETIME value, must be >= 0"
+	ErrRestoreFreq      = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+	ErrDumpPayload      = "ERR DUMP payload version or checksum are wrong"
+	ErrBadDataFormat    = "ERR Bad data format"
+	ErrMigrateKeys      = "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"
+	ErrMigrateConnect   = "IOERR error or timeout connecting to the client"
+	ErrMigrateIO        = "IOERR error or timeout %s to target instance" // "reading" or "writing"
+	ErrMigrateTargetErr = "ERR Target instance replied with error: %s"
+)

@@ -333,6 +333,11 @@ var notifiers = map[string]notifySpec{
 	"flushdb":  evFlush,
 	"flushall": evFlush,
 	"swapdb":   evFlush,
+	// RESTORE emits "restore", or "del" when a TTL already past removed the key REPLACE named;
+	// MIGRATE emits "del" for each key it moved off (none with COPY).
+	"restore":        evRestore,
+	"restore-asking": evRestore,
+	"migrate":        evMigrate,
 
 	// lists
 	"lpush":      evIfInt(evList, "lpush"),
@@ -556,6 +561,40 @@ var evDel = notifySpec{pre: func(n *notifier) {
 		}
 	}
 },
+}
+
+var evRestore = notifySpec{pre: evPreExists(1), post: func(n *notifier) {
+	key := n.c.Args[1]
+	if n.exists(key) {
+		n.emit(evGen, "restore", key)
+	} else if n.pre[1] {
+		n.emit(evGen, "del", key)
+	}
+}}
+
+var evMigrate = notifySpec{pre: func(n *notifier) {
+	first, _ := migrateKeyRange(n.c.Args)
+	evPreExists(intRange(first, len(n.c.Args))...)(n)
+}, post: func(n *notifier) {
+	first, num := migrateKeyRange(n.c.Args)
+	for i := first; i < first+num; i++ {
+		dup := false
+		for j := first; j < i; j++ {
+			dup = dup || bytes.Equal(n.c.Args[j], n.c.Args[i])
+		}
+		if n.pre[i] && !dup && !n.exists(n.c.Args[i]) {
+			n.emit(evGen, "del", n.c.Args[i])
+		}
+	}
+}}
+
+// intRange returns the integers from lo up to, not including, hi.
+func intRange(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 // evZPopKey is BZPOPMIN's and BZPOPMAX's recorder: the reply is [key, member, score].

@@ -24,6 +24,7 @@ const (
 	FlagDenyOOM                    // may grow memory
 	FlagExclusive                  // runs alone: spans databases or the whole keyspace
 	FlagNoMulti                    // not allowed inside MULTI
+	FlagAsking                     // accepted from a cluster client after ASKING (RESTORE-ASKING)
 )
 
 var flagNames = []struct {
@@ -32,7 +33,7 @@ var flagNames = []struct {
 }{
 	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"}, {FlagAdmin, "admin"},
 	{FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"}, {FlagBlocking, "blocking"},
-	{FlagLoading, "loading"}, {FlagStale, "stale"}, {FlagNoAuth, "no_auth"}, {FlagFast, "fast"},
+	{FlagLoading, "loading"}, {FlagStale, "stale"}, {FlagAsking, "asking"}, {FlagNoAuth, "no_auth"}, {FlagFast, "fast"},
 }
 
 // Names returns the Redis names of the flags in f, in COMMAND's order.

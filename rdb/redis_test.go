@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/strata-db/strata/internal/testutil"
 )
 
 // The tests in this file compare the codec with a real redis-server: they
@@ -25,7 +23,7 @@ import (
 
 type redisProc struct {
 	dir  string
-	conn *testutil.Conn
+	conn *respConn
 }
 
 // startRedis runs redis-server on a free loopback port with dir as its
@@ -35,8 +33,8 @@ func startRedis(t *testing.T, dir string) *redisProc {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv(testutil.EnvRequireExternal) == "1" {
-			t.Fatalf("redis-server not on PATH and %s=1", testutil.EnvRequireExternal)
+		if os.Getenv(envRequireExternal) == "1" {
+			t.Fatalf("redis-server not on PATH and %s=1", envRequireExternal)
 		}
 		t.Skip("redis-server not on PATH")
 	}
@@ -63,7 +61,7 @@ func startRedis(t *testing.T, dir string) *redisProc {
 			t.Fatalf("redis-server exited: %s", out.String())
 		default:
 		}
-		if c, err := testutil.Dial(addr); err == nil {
+		if c, err := dialRESP(addr); err == nil {
 			if r, err := c.Do("PING"); err == nil && r.Str == "PONG" {
 				t.Cleanup(func() { c.Close() })
 				return &redisProc{dir: dir, conn: c}
@@ -75,7 +73,7 @@ func startRedis(t *testing.T, dir string) *redisProc {
 	return nil
 }
 
-func (r *redisProc) do(t *testing.T, args ...string) testutil.Reply {
+func (r *redisProc) do(t *testing.T, args ...string) respReply {
 	t.Helper()
 	rep, err := r.conn.Do(args...)
 	if err != nil || rep.IsError() {
@@ -150,7 +148,7 @@ func snapshot(t *testing.T, r *redisProc, dbs []int) map[string]keyState {
 			if ks.Kind == "stream" {
 				continue // the codec skips streams; checked on their own
 			}
-			var elems []testutil.Reply
+			var elems []respReply
 			switch ks.Kind {
 			case "string":
 				ks.Elems = []string{r.do(t, "GET", key).Str}
@@ -414,8 +412,8 @@ func TestRedisDifferential(t *testing.T) {
 			if err != nil || !bytes.Contains(out, []byte("RDB looks OK")) {
 				t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 			}
-		} else if os.Getenv(testutil.EnvRequireExternal) == "1" {
-			t.Fatalf("redis-check-rdb not on PATH and %s=1", testutil.EnvRequireExternal)
+		} else if os.Getenv(envRequireExternal) == "1" {
+			t.Fatalf("redis-check-rdb not on PATH and %s=1", envRequireExternal)
 		}
 		loaded := startRedis(t, dir)
 		compareStates(t, "Writer", snapshot(t, loaded, diffDBs), want)

@@ -358,6 +358,7 @@ func infoStats(b *infoBuilder, s *Server, st *Stats) {
 	b.kv("pubsubshard_channels", "0")
 	b.kv("latest_fork_usec", "0")
 	b.kv("total_forks", "0")
+	b.kvi("migrate_cached_sockets", int64(commands.MigrateCachedSockets()))
 	b.kvi("tracking_total_keys", int64(st.Tracking.Keys))
 	b.kvi("tracking_total_items", int64(st.Tracking.Items))
 	b.kvi("tracking_total_prefixes", int64(st.Tracking.Prefixes))

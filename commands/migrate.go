@@ -1,0 +1,390 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/strata-db/strata/internal/resp"
+	"github.com/strata-db/strata/storage"
+)
+
+func init() {
+	register(&Command{Name: "migrate", Arity: -6, Flags: FlagWrite, FirstKey: 3, LastKey: 3, Step: 1,
+		Keys: func(args [][]byte) [][]byte {
+			first, num := migrateKeyRange(args)
+			return args[first : first+num]
+		},
+		Handler: cmdMigrate})
+}
+
+// migrateKeyRange returns the index of MIGRATE's first key argument and the number of keys:
+// the key argument, or everything after KEYS when the key argument is empty. Options that
+// take values (AUTH, AUTH2) are skipped, so a password spelled "keys" is not the keyword.
+func migrateKeyRange(args [][]byte) (first, num int) {
+	if len(args) < 4 {
+		return len(args), 0
+	}
+	for i := 6; i < len(args); i++ {
+		switch strings.ToLower(string(args[i])) {
+		case "keys":
+			if len(args[3]) > 0 {
+				return 3, 1
+			}
+			return i + 1, len(args) - i - 1
+		case "auth":
+			i++
+		case "auth2":
+			i += 2
+		}
+	}
+	return 3, 1
+}
+
+// MIGRATE's connections to its targets are cached per "host:port", as Redis caches them: a
+// connection idle for migrateIdle is closed, and at most migrateMaxConns are kept (a new one
+// beyond that closes one at random). A MIGRATE takes its connection out of the cache while it
+// uses it, so two clients migrating to the same target at once use two connections.
+const (
+	migrateIdle     = 10 * time.Second
+	migrateMaxConns = 64
+	migrateChunk    = 64 << 10 // the command is written in chunks, each within the timeout
+	migrateMaxLine  = 1024     // reply lines are kept up to this length, as Redis keeps them
+)
+
+// migrateConn is a cached connection to a MIGRATE target.
+type migrateConn struct {
+	conn   net.Conn
+	r      *bufio.Reader
+	lastDB int64 // the database last SELECTed on the connection, -1 for none
+	idle   *time.Timer
+}
+
+var migrateCache = struct {
+	sync.Mutex
+	conns map[string]*migrateConn
+}{conns: map[string]*migrateConn{}}
+
+// MigrateCachedSockets returns the number of idle cached MIGRATE connections, for INFO.
+func MigrateCachedSockets() int {
+	migrateCache.Lock()
+	defer migrateCache.Unlock()
+	return len(migrateCache.conns)
+}
+
+// migrateTake returns the cached connection to name, removing it from the cache, or dials a
+// new one within timeout.
+func migrateTake(name string, timeout time.Duration) (*migrateConn, error) {
+	migrateCache.Lock()
+	mc := migrateCache.conns[name]
+	delete(migrateCache.conns, name)
+	migrateCache.Unlock()
+	if mc != nil {
+		mc.idle.Stop()
+		return mc, nil
+	}
+	conn, err := net.DialTimeout("tcp", name, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &migrateConn{conn: conn, r: bufio.NewReaderSize(conn, 4096), lastDB: -1}, nil
+}
+
+// migrateGive puts mc back in the cache under name, to be closed once idle for migrateIdle.
+func migrateGive(name string, mc *migrateConn) {
+	migrateCache.Lock()
+	defer migrateCache.Unlock()
+	if migrateCache.conns[name] != nil {
+		mc.conn.Close() // another MIGRATE cached one meanwhile
+		return
+	}
+	if len(migrateCache.conns) >= migrateMaxConns {
+		for n, other := range migrateCache.conns {
+			other.idle.Stop()
+			other.conn.Close()
+			delete(migrateCache.conns, n)
+			break
+		}
+	}
+	migrateCache.conns[name] = mc
+	mc.idle = time.AfterFunc(migrateIdle, func() {
+		migrateCache.Lock()
+		defer migrateCache.Unlock()
+		if migrateCache.conns[name] == mc {
+			delete(migrateCache.conns, name)
+			mc.conn.Close()
+		}
+	})
+}
+
+// readLine reads one reply line within timeout, without its line ending, keeping at most
+// migrateMaxLine bytes of it.
+func (mc *migrateConn) readLine(timeout time.Duration) ([]byte, error) {
+	mc.conn.SetReadDeadline(time.Now().Add(timeout))
+	var line []byte
+	for {
+		part, err := mc.r.ReadSlice('\n')
+		if len(line) < migrateMaxLine {
+			line = append(line, part[:min(len(part), migrateMaxLine-len(line))]...)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) == 0 {
+		return nil, errors.New("empty reply line")
+	}
+	return line, nil
+}
+
+// write sends p in chunks, each within timeout.
+func (mc *migrateConn) write(p []byte, timeout time.Duration) error {
+	for len(p) > 0 {
+		n := min(len(p), migrateChunk)
+		mc.conn.SetWriteDeadline(time.Now().Add(timeout))
+		if _, err := mc.conn.Write(p[:n]); err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+// isTimeout reports an error that is a timeout, after which MIGRATE does not retry.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// cmdMigrate implements MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
+// [AUTH password | AUTH2 username password] [KEYS key ...] as Redis 7.0 does: it sends AUTH,
+// SELECT (unless the cached connection has the database selected) and one RESTORE per live key
+// with its remaining TTL in one write, reads one reply line per command, and deletes the keys
+// the target acknowledged unless COPY. A failed first attempt on a cached connection that did
+// not time out is retried once on a new one. When MIGRATE answers an error, its transaction is
+// dropped, so keys the target acknowledged before a failure stay here too (they are then on
+// both sides, never on neither).
+func cmdMigrate(c *Ctx) {
+	var copyKeys, replace, auth bool
+	var user, pass []byte
+	first, num := 3, 1
+options:
+	for j := 6; j < len(c.Args); j++ {
+		more := len(c.Args) - 1 - j
+		switch strings.ToLower(c.Arg(j)) {
+		case "copy":
+			copyKeys = true
+		case "replace":
+			replace = true
+		case "auth":
+			if more < 1 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			j++
+			auth, pass = true, c.Args[j]
+		case "auth2":
+			if more < 2 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			auth, user, pass = true, c.Args[j+1], c.Args[j+2]
+			j += 2
+		case "keys":
+			if len(c.Args[3]) != 0 {
+				c.W.Error(ErrMigrateKeys)
+				return
+			}
+			first, num = j+1, len(c.Args)-j-1
+			break options
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	timeoutMS, ok := c.Int(5)
+	if !ok {
+		return
+	}
+	db, ok := c.Int(4)
+	if !ok {
+		return
+	}
+	if timeoutMS <= 0 {
+		timeoutMS = 1000
+	}
+	timeout := time.Duration(min(timeoutMS, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+
+	// The keys that exist, and the RESTORE commands that carry them.
+	var keys [][]byte
+	var metas []*storage.Meta
+	for _, k := range c.Args[first : first+num] {
+		m, err := c.Txn.GetMeta(k)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if m != nil {
+			keys, metas = append(keys, k), append(metas, m)
+		}
+	}
+	if len(keys) == 0 {
+		c.W.Status("NOKEY")
+		return
+	}
+	restores := resp.NewWriter(nil, 2)
+	defer restores.Release()
+	now := c.Txn.Now()
+	for i, k := range keys {
+		var ttl int64
+		if metas[i].Expire != 0 {
+			ttl = max(metas[i].Expire-now, 1)
+		}
+		p, err := dumpPayload(c.Txn, metas[i])
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if replace {
+			restores.Array(5)
+		} else {
+			restores.Array(4)
+		}
+		restores.BulkString("RESTORE")
+		restores.Bulk(k)
+		restores.BulkInt(ttl)
+		restores.Bulk(p)
+		if replace {
+			restores.BulkString("REPLACE")
+		}
+	}
+
+	name := net.JoinHostPort(c.Arg(1), c.Arg(2))
+	for retry := true; ; retry = false {
+		mc, err := migrateTake(name, timeout)
+		if errors.Is(err, syscall.ECONNREFUSED) && retry {
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// A refused connection shows in Redis as a failed write after the connect: its
+			// non-blocking connect completes, the write fails, the retry fails the same way.
+			c.W.Error(fmt.Sprintf(ErrMigrateIO, "writing"))
+			return
+		}
+		if err != nil {
+			c.W.Error(ErrMigrateConnect)
+			return
+		}
+		acked, targetErr, ioErr, writing := migrateSend(mc, restores.Bytes(), user, pass, auth, db, len(keys), timeout)
+		if ioErr != nil {
+			mc.conn.Close()
+			if retry && acked == 0 && targetErr == "" && !isTimeout(ioErr) {
+				continue
+			}
+			if targetErr == "" {
+				if writing {
+					c.W.Error(fmt.Sprintf(ErrMigrateIO, "writing"))
+				} else {
+					c.W.Error(fmt.Sprintf(ErrMigrateIO, "reading"))
+				}
+				return
+			}
+		} else {
+			if targetErr == "" {
+				mc.lastDB = db
+			}
+			migrateGive(name, mc)
+		}
+		if targetErr != "" {
+			c.W.Error(fmt.Sprintf(ErrMigrateTargetErr, targetErr))
+			return
+		}
+		break
+	}
+	if !copyKeys {
+		for _, k := range keys {
+			if _, err := c.Txn.Delete(k); err != nil {
+				c.Fail(err)
+				return
+			}
+		}
+	}
+	c.W.OK()
+}
+
+// migrateSend writes AUTH, SELECT (when mc has another database selected) and the RESTORE
+// commands (n of them, encoded in restores) to mc in one write, and reads their replies. It
+// returns how many RESTOREs the target acknowledged, the first error the target answered
+// (without its '-'), and a socket error, with writing set when the write failed.
+func migrateSend(mc *migrateConn, restores, user, pass []byte, auth bool, db int64, n int, timeout time.Duration) (acked int, targetErr string, ioErr error, writing bool) {
+	w := resp.NewWriter(nil, 2)
+	defer w.Release()
+	if auth {
+		if user != nil {
+			w.Array(3)
+			w.BulkString("AUTH")
+			w.Bulk(user)
+		} else {
+			w.Array(2)
+			w.BulkString("AUTH")
+		}
+		w.Bulk(pass)
+	}
+	sel := mc.lastDB != db
+	if sel {
+		w.Array(2)
+		w.BulkString("SELECT")
+		w.BulkString(strconv.FormatInt(db, 10))
+	}
+	w.Raw(restores)
+	if err := mc.write(w.Bytes(), timeout); err != nil {
+		return 0, "", err, true
+	}
+	var authReply, selReply []byte
+	var err error
+	if auth {
+		if authReply, err = mc.readLine(timeout); err != nil {
+			return 0, "", err, false
+		}
+	}
+	if sel {
+		if selReply, err = mc.readLine(timeout); err != nil {
+			return 0, "", err, false
+		}
+	}
+	for j := 0; j < n; j++ {
+		line, err := mc.readLine(timeout)
+		if err != nil {
+			return acked, targetErr, err, false
+		}
+		var bad []byte
+		switch {
+		case auth && authReply[0] == '-':
+			bad = authReply
+		case sel && selReply[0] == '-':
+			bad = selReply
+		case line[0] == '-':
+			bad = line
+		}
+		if bad == nil {
+			acked++
+		} else if targetErr == "" {
+			mc.lastDB = -1
+			targetErr = string(bad[1:])
+		}
+	}
+	return acked, targetErr, nil, false
+}

@@ -1,0 +1,203 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/strata-db/strata/rdb"
+	"github.com/strata-db/strata/storage"
+)
+
+// The adapter between RDB values (package rdb) and the keyspace, shared by DUMP, RESTORE,
+// MIGRATE and the offline import and export tools. Values move element by element: RestoreValue
+// stages each element in the transaction as it is decoded, DumpValue hands each stored element
+// to the writer as it is read, so neither holds a whole key.
+
+// RestoreStats says what RestoreValue stored and what it left out.
+type RestoreStats struct {
+	// Elements is the number of elements stored (1 for a string).
+	Elements int64
+	// DroppedFieldTTLs counts hash fields that carried a TTL in the RDB value: the fields are
+	// stored without it, as Strata has no hash field expiry.
+	DroppedFieldTTLs int64
+}
+
+// errDuplicate reports a set member, hash field or sorted set member that a value holds twice;
+// Redis refuses such values, so it wraps rdb.ErrCorrupt.
+var errDuplicate = fmt.Errorf("%w: duplicate element", rdb.ErrCorrupt)
+
+// RestoreValue stores v as key's value in txn's database with expiry expireAt (Unix
+// milliseconds, 0 or less for none), replacing whatever key held. See RestoreValueStats.
+func RestoreValue(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) error {
+	_, err := RestoreValueStats(txn, key, v, expireAt)
+	return err
+}
+
+// RestoreValueStats is RestoreValue, and reports what it stored. Elements are staged in txn one
+// at a time as v decodes them; a large string goes to the value log. A value that holds a
+// member or field twice fails with an error wrapping rdb.ErrCorrupt, an empty one with
+// rdb.ErrEmptyKey, streams and module values with rdb.ErrUnsupported. After an error txn holds
+// part of the value and must be aborted.
+func RestoreValueStats(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) (RestoreStats, error) {
+	var st RestoreStats
+	if expireAt < 0 {
+		expireAt = 0
+	}
+	if v.Kind == rdb.KindString {
+		s, err := v.Bytes()
+		if err != nil {
+			return st, err
+		}
+		st.Elements = 1
+		return st, txn.SetString(key, s, expireAt)
+	}
+	m := &storage.Meta{Expire: expireAt}
+	switch v.Kind {
+	case rdb.KindList:
+		m.Type = storage.TypeList
+	case rdb.KindSet:
+		m.Type = storage.TypeSet
+	case rdb.KindZSet:
+		m.Type = storage.TypeZSet
+	case rdb.KindHash:
+		m.Type = storage.TypeHash
+	default:
+		return st, fmt.Errorf("%w: %s value", rdb.ErrUnsupported, v.Kind)
+	}
+	id, err := txn.NewID()
+	if err != nil {
+		return st, err
+	}
+	m.ID, m.Head, m.Tail = id, storage.ListMiddle, storage.ListMiddle
+	var kb []byte
+	for {
+		e, err := v.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+		switch m.Type {
+		case storage.TypeList:
+			txn.PutData(storage.ListElemKey(id, m.Tail), e.Member)
+			m.Tail++
+		case storage.TypeSet, storage.TypeHash:
+			kb = storage.DataKey(kb[:0], id, e.Member)
+			if err := putNew(txn, kb, e.Value); err != nil {
+				return st, err
+			}
+			if e.ExpireAt != 0 {
+				st.DroppedFieldTTLs++
+			}
+		case storage.TypeZSet:
+			kb = storage.ZSetMemberKey(kb[:0], id, e.Member)
+			if err := putNew(txn, kb, storage.EncodeScore(nil, e.Score)); err != nil {
+				return st, err
+			}
+			txn.PutData(storage.ZSetScoreKey(nil, id, e.Score, e.Member), nil)
+		}
+		m.Size++
+		st.Elements++
+	}
+	if m.Size == 0 {
+		return st, rdb.ErrEmptyKey
+	}
+	if m.Type != storage.TypeList {
+		m.Head, m.Tail = 0, 0
+	}
+	return st, txn.PutMeta(key, m)
+}
+
+// putNew stages sub-key k with value val, failing with errDuplicate when k is already staged.
+// The collection is new, so only the transaction's own writes can hold k.
+func putNew(txn *storage.Txn, k, val []byte) error {
+	_, dup, err := txn.GetData(k)
+	if err != nil {
+		return err
+	}
+	if dup {
+		return errDuplicate
+	}
+	txn.PutData(append([]byte(nil), k...), val)
+	return nil
+}
+
+// errSizeMismatch reports a collection whose stored elements disagree with its metadata.
+var errSizeMismatch = errors.New("commands: collection size differs from its metadata")
+
+// DumpValue writes the value of the key whose metadata is m to w: a string, or a collection
+// announced with the element count m records, then its elements as they are read. A value-log
+// string is read from its file. w is the ValueWriter embedded in an rdb.DumpWriter or an
+// rdb.Writer (after its Key), taken by pointer because it keeps the value's state.
+func DumpValue(txn *storage.Txn, m *storage.Meta, w *rdb.ValueWriter) error {
+	var err error
+	switch m.Type {
+	case storage.TypeString:
+		s, err := txn.StringValue(m)
+		if err != nil {
+			return err
+		}
+		return w.String(s)
+	case storage.TypeList:
+		err = w.List(m.Size)
+	case storage.TypeSet:
+		err = w.Set(m.Size)
+	case storage.TypeHash:
+		err = w.Hash(m.Size)
+	case storage.TypeZSet:
+		err = w.ZSet(m.Size)
+	default:
+		return fmt.Errorf("commands: cannot dump a value of type %d", m.Type)
+	}
+	if err != nil {
+		return err
+	}
+	var n uint64
+	each := func(wr func() error) bool {
+		if n++; n > m.Size {
+			err = errSizeMismatch
+			return false
+		}
+		err = wr()
+		return err == nil
+	}
+	var ierr error
+	switch m.Type {
+	case storage.TypeList:
+		it := txn.Iterate(storage.ListElemKey(m.ID, m.Head), storage.ListElemKey(m.ID, m.Tail), false)
+		for it.Next() && each(func() error { return w.Member(it.Value()) }) {
+		}
+		ierr = it.Close()
+	case storage.TypeSet:
+		ierr = txn.SetEach(m, func(mem []byte) bool { return each(func() error { return w.Member(mem) }) })
+	case storage.TypeHash:
+		ierr = txn.HashEach(m, func(f, v []byte) bool { return each(func() error { return w.Field(f, v) }) })
+	case storage.TypeZSet:
+		// The score index, so that a reader builds the set in order.
+		it := txn.ScanData(m.ID, []byte{storage.ZSetScoreTag}, nil, nil)
+		const head = storage.DataPrefixLen + 1 + 8
+		for it.Next() {
+			k := it.Key()
+			if len(k) < head {
+				err = errSizeMismatch
+				break
+			}
+			score := storage.DecodeScore(k[head-8 : head])
+			if !each(func() error { return w.ScoredMember(k[head:], score) }) {
+				break
+			}
+		}
+		ierr = it.Close()
+	}
+	switch {
+	case err != nil:
+		return err
+	case ierr != nil:
+		return ierr
+	case n != m.Size:
+		return errSizeMismatch
+	}
+	return nil
+}
