@@ -1,19 +1,16 @@
 package commands
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"net"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/strata-db/strata/internal/outconn"
 	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
@@ -50,124 +47,14 @@ func migrateKeyRange(args [][]byte) (first, num int) {
 	return 3, 1
 }
 
-// MIGRATE's connections to its targets are cached per "host:port", as Redis caches them: a
-// connection idle for migrateIdle is closed, and at most migrateMaxConns are kept (a new one
-// beyond that closes one at random). A MIGRATE takes its connection out of the cache while it
-// uses it, so two clients migrating to the same target at once use two connections.
-const (
-	migrateIdle     = 10 * time.Second
-	migrateMaxConns = 64
-	migrateChunk    = 64 << 10 // the command is written in chunks, each within the timeout
-	migrateMaxLine  = 1024     // reply lines are kept up to this length, as Redis keeps them
-)
+// migrateChunk is the size of the pieces MIGRATE writes, each within the timeout.
+const migrateChunk = 64 << 10
 
-// migrateConn is a cached connection to a MIGRATE target.
-type migrateConn struct {
-	conn   net.Conn
-	r      *bufio.Reader
-	lastDB int64 // the database last SELECTed on the connection, -1 for none
-	idle   *time.Timer
-}
-
-var migrateCache = struct {
-	sync.Mutex
-	conns map[string]*migrateConn
-}{conns: map[string]*migrateConn{}}
+// migrateConns caches MIGRATE's connections to its targets.
+var migrateConns = outconn.NewCache(10*time.Second, 64, 1024)
 
 // MigrateCachedSockets returns the number of idle cached MIGRATE connections, for INFO.
-func MigrateCachedSockets() int {
-	migrateCache.Lock()
-	defer migrateCache.Unlock()
-	return len(migrateCache.conns)
-}
-
-// migrateTake returns the cached connection to name, removing it from the cache, or dials a
-// new one within timeout.
-func migrateTake(name string, timeout time.Duration) (*migrateConn, error) {
-	migrateCache.Lock()
-	mc := migrateCache.conns[name]
-	delete(migrateCache.conns, name)
-	migrateCache.Unlock()
-	if mc != nil {
-		mc.idle.Stop()
-		return mc, nil
-	}
-	conn, err := net.DialTimeout("tcp", name, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return &migrateConn{conn: conn, r: bufio.NewReaderSize(conn, 4096), lastDB: -1}, nil
-}
-
-// migrateGive puts mc back in the cache under name, to be closed once idle for migrateIdle.
-func migrateGive(name string, mc *migrateConn) {
-	migrateCache.Lock()
-	defer migrateCache.Unlock()
-	if migrateCache.conns[name] != nil {
-		mc.conn.Close() // another MIGRATE cached one meanwhile
-		return
-	}
-	if len(migrateCache.conns) >= migrateMaxConns {
-		for n, other := range migrateCache.conns {
-			other.idle.Stop()
-			other.conn.Close()
-			delete(migrateCache.conns, n)
-			break
-		}
-	}
-	migrateCache.conns[name] = mc
-	mc.idle = time.AfterFunc(migrateIdle, func() {
-		migrateCache.Lock()
-		defer migrateCache.Unlock()
-		if migrateCache.conns[name] == mc {
-			delete(migrateCache.conns, name)
-			mc.conn.Close()
-		}
-	})
-}
-
-// readLine reads one reply line within timeout, without its line ending, keeping at most
-// migrateMaxLine bytes of it.
-func (mc *migrateConn) readLine(timeout time.Duration) ([]byte, error) {
-	mc.conn.SetReadDeadline(time.Now().Add(timeout))
-	var line []byte
-	for {
-		part, err := mc.r.ReadSlice('\n')
-		if len(line) < migrateMaxLine {
-			line = append(line, part[:min(len(part), migrateMaxLine-len(line))]...)
-		}
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
-	}
-	line = bytes.TrimRight(line, "\r\n")
-	if len(line) == 0 {
-		return nil, errors.New("empty reply line")
-	}
-	return line, nil
-}
-
-// write sends p in chunks, each within timeout.
-func (mc *migrateConn) write(p []byte, timeout time.Duration) error {
-	for len(p) > 0 {
-		n := min(len(p), migrateChunk)
-		mc.conn.SetWriteDeadline(time.Now().Add(timeout))
-		if _, err := mc.conn.Write(p[:n]); err != nil {
-			return err
-		}
-		p = p[n:]
-	}
-	return nil
-}
-
-// isTimeout reports an error that is a timeout, after which MIGRATE does not retry.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
+func MigrateCachedSockets() int { return migrateConns.Len() }
 
 // cmdMigrate implements MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
 // [AUTH password | AUTH2 username password] [KEYS key ...] as Redis 7.0 does: it sends AUTH,
@@ -274,7 +161,7 @@ options:
 
 	name := net.JoinHostPort(c.Arg(1), c.Arg(2))
 	for retry := true; ; retry = false {
-		mc, err := migrateTake(name, timeout)
+		mc, err := migrateConns.Take(name, timeout)
 		if errors.Is(err, syscall.ECONNREFUSED) && retry {
 			continue
 		}
@@ -290,8 +177,8 @@ options:
 		}
 		acked, targetErr, ioErr, writing := migrateSend(mc, restores.Bytes(), user, pass, auth, db, len(keys), timeout)
 		if ioErr != nil {
-			mc.conn.Close()
-			if retry && acked == 0 && targetErr == "" && !isTimeout(ioErr) {
+			mc.Close()
+			if retry && acked == 0 && targetErr == "" && !outconn.IsTimeout(ioErr) {
 				continue
 			}
 			if targetErr == "" {
@@ -304,9 +191,9 @@ options:
 			}
 		} else {
 			if targetErr == "" {
-				mc.lastDB = db
+				mc.LastDB = db
 			}
-			migrateGive(name, mc)
+			migrateConns.Give(name, mc)
 		}
 		if targetErr != "" {
 			c.W.Error(fmt.Sprintf(ErrMigrateTargetErr, targetErr))
@@ -329,7 +216,7 @@ options:
 // commands (n of them, encoded in restores) to mc in one write, and reads their replies. It
 // returns how many RESTOREs the target acknowledged, the first error the target answered
 // (without its '-'), and a socket error, with writing set when the write failed.
-func migrateSend(mc *migrateConn, restores, user, pass []byte, auth bool, db int64, n int, timeout time.Duration) (acked int, targetErr string, ioErr error, writing bool) {
+func migrateSend(mc *outconn.Conn, restores, user, pass []byte, auth bool, db int64, n int, timeout time.Duration) (acked int, targetErr string, ioErr error, writing bool) {
 	w := resp.NewWriter(nil, 2)
 	defer w.Release()
 	if auth {
@@ -343,30 +230,30 @@ func migrateSend(mc *migrateConn, restores, user, pass []byte, auth bool, db int
 		}
 		w.Bulk(pass)
 	}
-	sel := mc.lastDB != db
+	sel := mc.LastDB != db
 	if sel {
 		w.Array(2)
 		w.BulkString("SELECT")
 		w.BulkString(strconv.FormatInt(db, 10))
 	}
 	w.Raw(restores)
-	if err := mc.write(w.Bytes(), timeout); err != nil {
+	if err := mc.Write(w.Bytes(), migrateChunk, timeout); err != nil {
 		return 0, "", err, true
 	}
 	var authReply, selReply []byte
 	var err error
 	if auth {
-		if authReply, err = mc.readLine(timeout); err != nil {
+		if authReply, err = mc.ReadLine(timeout); err != nil {
 			return 0, "", err, false
 		}
 	}
 	if sel {
-		if selReply, err = mc.readLine(timeout); err != nil {
+		if selReply, err = mc.ReadLine(timeout); err != nil {
 			return 0, "", err, false
 		}
 	}
 	for j := 0; j < n; j++ {
-		line, err := mc.readLine(timeout)
+		line, err := mc.ReadLine(timeout)
 		if err != nil {
 			return acked, targetErr, err, false
 		}
@@ -382,7 +269,7 @@ func migrateSend(mc *migrateConn, restores, user, pass []byte, auth bool, db int
 		if bad == nil {
 			acked++
 		} else if targetErr == "" {
-			mc.lastDB = -1
+			mc.LastDB = -1
 			targetErr = string(bad[1:])
 		}
 	}
