@@ -3,8 +3,10 @@ package commands
 import (
 	"crypto/subtle"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/internal/num"
 )
 
@@ -16,7 +18,41 @@ func init() {
 		&Command{Name: "quit", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdQuit},
 		&Command{Name: "hello", Arity: -1, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdHello},
 		&Command{Name: "auth", Arity: -2, Flags: FlagFast | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale, Handler: cmdAuth},
+		&Command{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Handler: cmdMonitor},
 	)
+}
+
+// Monitorer is implemented by a server that serves MONITOR.
+type Monitorer interface {
+	// Monitor turns the calling client into a monitor and answers OK.
+	Monitor(c *Ctx)
+}
+
+// Monitored reports whether MONITOR shows a call of cmd with args: administrative commands and
+// subcommands (CONFIG, CLIENT LIST, ...) are not shown, as in Redis.
+func Monitored(cmd *Command, args [][]byte) bool {
+	if cmd.Flags&FlagAdmin != 0 {
+		return false
+	}
+	if len(cmd.Sub) > 0 && len(args) > 1 {
+		m := cmddoc.Redis[cmd.Name+"|"+strings.ToLower(string(args[1]))]
+		return !slices.Contains(strings.Fields(m.Flags), "admin")
+	}
+	return true
+}
+
+// cmdMonitor implements MONITOR: the client receives every command the server runs from then
+// on. Inside MULTI (where a command must answer at once) it is refused, as in Redis.
+func cmdMonitor(c *Ctx) {
+	m, ok := c.Env.(Monitorer)
+	switch {
+	case !ok:
+		c.W.Error("ERR this command needs a running server")
+	case c.NonBlocking:
+		c.W.Error("ERR MONITOR isn't allowed for DENY BLOCKING client")
+	default:
+		m.Monitor(c)
+	}
 }
 
 // RedisVersion is the Redis release whose behaviour Strata follows; HELLO and INFO report it.

@@ -42,10 +42,22 @@ const (
 
 var redacted = []byte("(redacted)")
 
-// SlowLogArgs returns the arguments of a call of cmd as the slow log keeps them: passwords and
-// ACL rules replaced by "(redacted)" as Redis 7.0 replaces them, at most 32 arguments and 128
-// bytes of each, copied.
-func SlowLogArgs(cmd *Command, args [][]byte) [][]byte {
+// RedactedArgs returns the arguments of a call of cmd as MONITOR shows them: passwords and ACL
+// rules replaced by "(redacted)" as Redis 7.0 replaces them. The others are not copied.
+func RedactedArgs(cmd *Command, args [][]byte) [][]byte {
+	hide := redactions(cmd, args)
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		if hide[i] {
+			a = redacted
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// redactions says which arguments of a call of cmd hold secrets.
+func redactions(cmd *Command, args [][]byte) []bool {
 	hide := make([]bool, len(args))
 	name := ""
 	if cmd != nil {
@@ -92,6 +104,13 @@ func SlowLogArgs(cmd *Command, args [][]byte) [][]byte {
 			}
 		}
 	}
+	return hide
+}
+
+// SlowLogArgs returns the arguments of a call of cmd as the slow log keeps them: redacted as
+// RedactedArgs, at most 32 arguments and 128 bytes of each, copied.
+func SlowLogArgs(cmd *Command, args [][]byte) [][]byte {
+	hide := redactions(cmd, args)
 	n := min(len(args), slowLogMaxArgs)
 	out := make([][]byte, n)
 	for i := range n {

@@ -56,6 +56,7 @@ type clientExtra struct {
 	lastActive atomic.Int64 // unix nanoseconds of the start of the last command
 	killed     atomic.Bool
 	blocked    atomic.Bool // waiting in a pause (or flagged by the blocking code)
+	monitor    atomic.Bool // in MONITOR mode (monitor.go)
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client
@@ -322,6 +323,9 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 				if !ctx.Blocked {
 					s.slowLogCall(ctx.Client, ctx.Cmd, ctx.Args, st.dur) // slowlog.go
 				}
+				if s.monitorsOn() && !commands.IsScriptCommand(ctx.Cmd) { // monitor.go
+					s.feedMonitors(ctx.Client, ctx.Client.DB, ctx.Cmd, ctx.Args, false)
+				}
 				if isErr {
 					cs.failed.Add(1)
 				}
@@ -396,6 +400,9 @@ func (c *client) info() commands.ClientInfo {
 		ci.LastCmd = "NULL"
 	}
 	flags := ""
+	if c.x.monitor.Load() {
+		flags += "O"
+	}
 	if c.x.blocked.Load() {
 		flags += "b"
 	}

@@ -589,6 +589,9 @@ func (s *Server) CountCall(sub *commands.Ctx, began time.Time, reply []byte) {
 	} else {
 		s.slowLogCall(sub.Client, cmd, sub.Args, dur)
 	}
+	if s.monitorsOn() { // monitor.go
+		s.feedMonitors(sub.Client, sub.Client.DB, cmd, sub.Args, sub.Script != nil)
+	}
 
 	s.buildCmdStats()
 	if cs := s.x.cmdStats[cmd]; cs != nil {

@@ -60,6 +60,7 @@ type Server struct {
 	acl  *acl.Registry // acl.go: users, requirepass, protected mode
 	repl replState     // replication.go: replication ID, offsets, backlog
 	slow slowLog       // slowlog.go: SLOWLOG
+	mon  monServer     // monitor.go: MONITOR
 	tls  tlsServer     // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
@@ -291,6 +292,7 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 		c.guard.dropStaged() // stage.go
 	}
 	s.dropTx(c)       // multi.go
+	s.dropMonitor(c)  // monitor.go
 	s.dropPubSub(c)   // pubsub.go
 	s.dropTracking(c) // tracking.go
 }
@@ -350,6 +352,11 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			c.tx.aborted = c.tx.active
 		}
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
+		if s.monitorsOn() { // monitor.go: a script is shown before the commands it calls
+			if cmd := commands.Lookup(ctx.Args[0]); cmd != nil && commands.IsScriptCommand(cmd) && cmd.CheckArity(len(ctx.Args)) {
+				s.feedMonitors(ctx.Client, ctx.Client.DB, cmd, ctx.Args, false)
+			}
+		}
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
 	}
