@@ -47,6 +47,7 @@ type serverExtra struct {
 // cmdStat is one command's INFO commandstats counters.
 type cmdStat struct {
 	calls, usec, rejected, failed atomic.Int64
+	hist                          latHist // latency.go: LATENCY HISTOGRAM
 }
 
 // clientExtra is the per-client state this file owns.
@@ -139,6 +140,7 @@ func (s *Server) liveConfig() *config.Config {
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
 	s.applySlowLogConfig(cfg) // slowlog.go
+	s.applyLatencyConfig(cfg) // latency.go
 	s.applyTxConfig(cfg)      // multi.go: notify-keyspace-events, client-output-buffer-limit
 	s.trackApplyConfig(cfg)   // tracking.go: tracking-table-max-keys
 	if s.x.level != nil {
@@ -322,6 +324,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 				cs.usec.Add(st.dur.Microseconds())
 				if !ctx.Blocked {
 					s.slowLogCall(ctx.Client, ctx.Cmd, ctx.Args, st.dur) // slowlog.go
+					s.latencyCall(cs, ctx.Cmd, st.dur)                   // latency.go
 				}
 				if s.monitorsOn() && !commands.IsScriptCommand(ctx.Cmd) { // monitor.go
 					s.feedMonitors(ctx.Client, ctx.Client.DB, ctx.Cmd, ctx.Args, false)
@@ -518,6 +521,7 @@ func (s *Server) ResetStats() {
 		cs.usec.Store(0)
 		cs.rejected.Store(0)
 		cs.failed.Store(0)
+		cs.hist.reset()
 	}
 	for _, cs := range s.x.cmdStats {
 		reset(cs)

@@ -597,6 +597,7 @@ func (s *Server) CountCall(sub *commands.Ctx, began time.Time, reply []byte) {
 	if cs := s.x.cmdStats[cmd]; cs != nil {
 		cs.calls.Add(1)
 		cs.usec.Add(dur.Microseconds())
+		s.latencyCall(cs, cmd, dur) // latency.go
 		if failed {
 			cs.failed.Add(1)
 		}

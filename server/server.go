@@ -57,11 +57,12 @@ type Server struct {
 	trk trkServer          // tracking.go: CLIENT TRACKING
 	ke  commands.KeyEvents // notify classes and watch count, read by write commands
 
-	acl  *acl.Registry // acl.go: users, requirepass, protected mode
-	repl replState     // replication.go: replication ID, offsets, backlog
-	slow slowLog       // slowlog.go: SLOWLOG
-	mon  monServer     // monitor.go: MONITOR
-	tls  tlsServer     // tls.go: the tls-port listener
+	acl  *acl.Registry  // acl.go: users, requirepass, protected mode
+	repl replState      // replication.go: replication ID, offsets, backlog
+	slow slowLog        // slowlog.go: SLOWLOG
+	mon  monServer      // monitor.go: MONITOR
+	lat  latencyMonitor // latency.go: LATENCY
+	tls  tlsServer      // tls.go: the tls-port listener
 
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
 }
@@ -124,6 +125,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s.initTx()
 	s.initReplication()
 	s.applySlowLogConfig(cfg)
+	s.applyLatencyConfig(cfg)
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err

@@ -1,0 +1,51 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLatencyHistogram: LATENCY HISTOGRAM reports the calls of each command asked for (and of
+// their subcommands) with a cumulative distribution, as redis-server shapes it; unknown names
+// are skipped; CONFIG RESETSTAT clears them; LATENCY's other subcommands answer as Redis's do
+// with no events.
+func TestLatencyHistogram(t *testing.T) {
+	t.Parallel()
+	for _, inst := range servers(t) {
+		t.Run(inst.Name, func(t *testing.T) {
+			c := dial(t, inst)
+			mustDo(t, c, "OK", "CONFIG", "RESETSTAT")
+			mustDo(t, c, "OK", "SET", "a", "b")
+			mustDo(t, c, "OK", "SET", "c", "d")
+			c.Do("CLIENT", "ID")
+			r, err := c.Do("LATENCY", "HISTOGRAM", "set", "client", "nosuchcommand")
+			if err != nil || len(r.Elems) != 4 {
+				t.Fatalf("LATENCY HISTOGRAM: %v %v", r, err)
+			}
+			seen := map[string]string{}
+			for i := 0; i+1 < len(r.Elems); i += 2 {
+				h := r.Elems[i+1]
+				if len(h.Elems) != 4 || h.Elems[0].Str != "calls" || h.Elems[2].Str != "histogram_usec" {
+					t.Fatalf("entry %q: %v", r.Elems[i].Str, h)
+				}
+				buckets := h.Elems[3].Elems
+				if len(buckets) < 2 || buckets[len(buckets)-1].Int != h.Elems[1].Int {
+					t.Errorf("%s: buckets %v do not end at the call count %d", r.Elems[i].Str, buckets, h.Elems[1].Int)
+				}
+				seen[r.Elems[i].Str] = h.Elems[1].String()
+			}
+			if seen["set"] != "(integer) 2" || seen["client|id"] != "(integer) 1" {
+				t.Errorf("histograms %v", seen)
+			}
+			mustDo(t, c, "OK", "CONFIG", "RESETSTAT")
+			mustDo(t, c, "(empty array)", "LATENCY", "HISTOGRAM", "set")
+			mustDo(t, c, "(empty array)", "LATENCY", "HISTORY", "command")
+			mustDo(t, c, "(integer) 0", "LATENCY", "RESET", "nosuchevent")
+			mustDo(t, c, "(error) ERR No samples available for event 'command'", "LATENCY", "GRAPH", "command")
+			mustDo(t, c, "(error) ERR wrong number of arguments for 'latency|help' command", "LATENCY", "HELP", "x")
+			if r, err := c.Do("LATENCY", "DOCTOR"); err != nil || !strings.Contains(r.String(), "atency") {
+				t.Errorf("LATENCY DOCTOR: %v %v", r, err)
+			}
+		})
+	}
+}
