@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,16 @@ func runRDBTool(args []string) bool {
 		return false
 	}
 	return true
+}
+
+// openForImport opens a data directory without background work, storing values as a server
+// with the default configuration would: large strings go to the value log.
+func openForImport(dir string) (*storage.Store, error) {
+	cfg := config.Default()
+	return storage.Open(storage.Options{Dir: dir, DisableBackgrnd: true,
+		Databases: cfg.Databases, Compression: cfg.LevelDBCompression, BloomBits: cfg.LevelDBBloomBits,
+		LargeValueThreshold: int(cfg.LargeValueThreshold),
+		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // isTerminal reports whether f is a terminal, where a progress line may be redrawn.
@@ -150,6 +161,7 @@ type importer struct {
 	txn     *storage.Txn
 	txnDB   int
 	mark    int64 // reader offset at the last commit
+	pieces  int   // pieces of the current value committed so far
 	empty   []bool
 	tally   *tally
 	started time.Time
@@ -167,7 +179,9 @@ func (im *importer) run(dir, path string) error {
 	if fi, err := f.Stat(); err == nil {
 		im.total = fi.Size()
 	}
-	im.st = openOffline(dir)
+	if im.st, err = openForImport(dir); err != nil {
+		return err
+	}
 	im.tally = newTally()
 	im.started = time.Now()
 	err = im.load(f)
@@ -184,6 +198,9 @@ func (im *importer) run(dir, path string) error {
 	}
 	if im.progress {
 		fmt.Print("\r\033[K")
+	}
+	if errors.Is(err, rdb.ErrChecksum) {
+		err = fmt.Errorf("%w: every record decoded, but a value may hold damaged bytes", err)
 	}
 	if err != nil {
 		im.tally.print(os.Stderr, "before the error: imported")
@@ -292,8 +309,8 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 			return nil
 		}
 	}
-	expireAt := rec.ExpireAt
-	txn, st, err := commands.RestoreValueInPieces(im.txn, rec.Key, v, expireAt, importPieceBytes, im.renew)
+	im.pieces = 0
+	txn, st, err := commands.RestoreValueInPieces(im.txn, rec.Key, v, rec.ExpireAt, importPieceBytes, im.renew)
 	im.txn = txn
 	switch {
 	case errors.Is(err, rdb.ErrEmptyKey):
@@ -312,11 +329,17 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 		im.tally.skipped["hash field TTLs dropped (fields kept without them)"] += st.DroppedFieldTTLs
 	}
 	im.tally.key(db, v.Kind.String())
+	if im.pieces > 0 {
+		// The value's metadata goes out now: its committed pieces must not outlive it if a
+		// later record fails.
+		return im.commit(r.Offset())
+	}
 	return nil
 }
 
 // renew commits a transaction in the middle of a large value and begins the next.
 func (im *importer) renew(txn *storage.Txn) (*storage.Txn, error) {
+	im.pieces++
 	err := txn.Commit()
 	return im.st.Begin(im.txnDB, nil, true), err
 }
