@@ -79,7 +79,8 @@ func runRDBTool(args []string) bool {
 func openForImport(dir string) (*storage.Store, error) {
 	cfg := config.Default()
 	return storage.Open(storage.Options{Dir: dir, DisableBackgrnd: true,
-		Databases: cfg.Databases, Compression: cfg.LevelDBCompression, BloomBits: cfg.LevelDBBloomBits,
+		Databases: cfg.Databases, BlockSize: cfg.LevelDBBlockSize,
+		Compression: cfg.LevelDBCompression, BloomBits: cfg.LevelDBBloomBits,
 		LargeValueThreshold: int(cfg.LargeValueThreshold),
 		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
