@@ -159,6 +159,7 @@ type importer struct {
 	progress bool
 
 	st      *storage.Store
+	r       *rdb.Reader
 	txn     *storage.Txn
 	txnDB   int
 	mark    int64 // reader offset at the last commit
@@ -207,7 +208,9 @@ func (im *importer) run(dir, path string) error {
 		im.tally.print(os.Stderr, "before the error: imported")
 		return fmt.Errorf("import %s: %w (keys already committed stay in %s; the directory remains usable)", path, err, dir)
 	}
-	im.tally.print(os.Stdout, fmt.Sprintf("import of %s into %s done in %.1fs:", path, dir, time.Since(im.started).Seconds()))
+	secs := time.Since(im.started).Seconds()
+	im.tally.print(os.Stdout, fmt.Sprintf("import of %s into %s done in %.1fs (%.0f keys/s, %.1f MB/s):",
+		path, dir, secs, float64(im.tally.total())/secs, float64(im.total)/secs/1e6))
 	return nil
 }
 
@@ -224,7 +227,8 @@ func (im *importer) load(f io.Reader) error {
 	if err != nil {
 		return err
 	}
-	for n := 0; ; n++ {
+	im.r = r
+	for {
 		rec, err := r.Next()
 		if err == io.EOF {
 			return nil
@@ -247,8 +251,8 @@ func (im *importer) load(f io.Reader) error {
 				return err
 			}
 		}
-		if im.progress && n%256 == 0 {
-			im.bar(r.Offset())
+		if im.progress {
+			im.bar()
 		}
 	}
 }
@@ -327,7 +331,7 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 		return err
 	}
 	if st.DroppedFieldTTLs > 0 {
-		im.tally.skipped["hash field TTLs dropped (fields kept without them)"] += st.DroppedFieldTTLs
+		im.tally.skipped["hash field TTLs (the fields are kept, without them: Strata has no field expiry)"] += st.DroppedFieldTTLs
 	}
 	im.tally.key(db, v.Kind.String())
 	if im.pieces > 0 {
@@ -342,6 +346,9 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 func (im *importer) renew(txn *storage.Txn) (*storage.Txn, error) {
 	im.pieces++
 	err := txn.Commit()
+	if im.progress {
+		im.bar() // a large value takes a while: the line moves while it loads
+	}
 	return im.st.Begin(im.txnDB, nil, true), err
 }
 
@@ -379,8 +386,10 @@ func (im *importer) dropObject(db int, id uint64) error {
 	}
 }
 
-// bar redraws the progress line: bytes read of the file's size and keys per second.
-func (im *importer) bar(off int64) {
+// bar redraws the progress line, at most every progressEvery: bytes read of the file's size,
+// keys and keys per second.
+func (im *importer) bar() {
+	off := im.r.Offset()
 	now := time.Now()
 	if now.Sub(im.lastBar) < progressEvery {
 		return
