@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/strata-db/strata/rdb"
@@ -34,6 +35,7 @@ var (
 	smallSize = flag.Int("small-size", 32, "value size of a small key in bytes")
 	largeKeys = flag.Int("large", 100, "large values in the second file (0 skips it)")
 	largeMiB  = flag.Int("large-size", 50, "size of a large value in MiB")
+	listElems = flag.Int("list", 0, "also a file of one list with this many 16-byte elements (0: none)")
 	rounds    = flag.Int("rounds", 3, "rounds, alternating which of the two loads goes first")
 )
 
@@ -71,10 +73,16 @@ func run() error {
 			return err
 		}
 	}
+	if *listElems > 0 {
+		name := fmt.Sprintf("1 list of %d elements", *listElems)
+		if err := measure(dir, name, "list.rdb", -*listElems, 16); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// measure writes the file and runs the rounds.
+// measure writes the file and runs the rounds; n < 0 means one list of -n elements.
 func measure(dir, name, file string, n, size int) error {
 	path := filepath.Join(dir, file)
 	defer os.Remove(path)
@@ -87,9 +95,14 @@ func measure(dir, name, file string, n, size int) error {
 	}
 	mb := float64(fi.Size()) / 1e6
 	fmt.Printf("\n%s: file %.1f MB\n", name, mb)
+	keys, unit := n, "keys/s"
+	if n < 0 {
+		keys, unit = -n, "elements/s"
+	}
 	var ratios []float64
 	for round := 0; round < *rounds; round++ {
 		var ts, tr time.Duration
+		var rss int64
 		order := []string{"strata", "redis"}
 		if round%2 == 1 {
 			order = []string{"redis", "strata"}
@@ -97,7 +110,7 @@ func measure(dir, name, file string, n, size int) error {
 		for _, who := range order {
 			var err error
 			if who == "strata" {
-				ts, err = strataImport(dir, path)
+				ts, rss, err = strataImport(dir, path)
 			} else {
 				tr, err = redisLoad(dir, file)
 			}
@@ -107,9 +120,9 @@ func measure(dir, name, file string, n, size int) error {
 		}
 		ratio := ts.Seconds() / tr.Seconds()
 		ratios = append(ratios, ratio)
-		fmt.Printf("  round %d: strata import %6.2fs %9.0f keys/s %7.1f MB/s | redis-server load %6.2fs %9.0f keys/s %7.1f MB/s | strata/redis time %.2f\n",
-			round+1, ts.Seconds(), float64(n)/ts.Seconds(), mb/ts.Seconds(),
-			tr.Seconds(), float64(n)/tr.Seconds(), mb/tr.Seconds(), ratio)
+		fmt.Printf("  round %d: strata import %6.2fs %9.0f %s %7.1f MB/s peak RSS %4d MiB | redis-server load %6.2fs %9.0f %s %7.1f MB/s | strata/redis time %.2f\n",
+			round+1, ts.Seconds(), float64(keys)/ts.Seconds(), unit, mb/ts.Seconds(), rss>>20,
+			tr.Seconds(), float64(keys)/tr.Seconds(), unit, mb/tr.Seconds(), ratio)
 	}
 	slices.Sort(ratios)
 	fmt.Printf("  median strata/redis time: %.2f\n", ratios[len(ratios)/2])
@@ -139,7 +152,14 @@ func writeFile(path string, n, size int) error {
 			}
 		}
 	}
-	err = errors.Join(w.SelectDB(0), w.ResizeDB(uint64(n), 0))
+	err = errors.Join(w.SelectDB(0), w.ResizeDB(uint64(max(n, 1)), 0))
+	if n < 0 {
+		err = errors.Join(err, w.Key([]byte("list"), -1), w.List(uint64(-n)))
+		for i := 0; i < -n && err == nil; i++ {
+			err = w.Member(fmt.Appendf(val[:0], "%016d", i))
+		}
+		n = 0
+	}
 	key := make([]byte, 0, 32)
 	for i := 0; i < n && err == nil; i++ {
 		if size >= 1<<20 || i%1024 == 0 {
@@ -156,18 +176,24 @@ func writeFile(path string, n, size int) error {
 	return err
 }
 
-// strataImport times `strata import` of path into a fresh data directory, removed after.
-func strataImport(dir, path string) (time.Duration, error) {
+// strataImport times `strata import` of path into a fresh data directory, removed after, and
+// returns the process's peak resident memory.
+func strataImport(dir, path string) (time.Duration, int64, error) {
 	data := filepath.Join(dir, "strata-data")
 	os.RemoveAll(data)
 	defer os.RemoveAll(data)
 	start := time.Now()
-	out, err := exec.Command(*strataBin, "import", "--dir", data, path).CombinedOutput()
+	cmd := exec.Command(*strataBin, "import", "--dir", data, path)
+	out, err := cmd.CombinedOutput()
 	d := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out)
+		return 0, 0, fmt.Errorf("%v: %s", err, out)
 	}
-	return d, nil
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	return d, rss, nil
 }
 
 // redisLoad times redis-server from its start with file as its RDB until it answers PING.
