@@ -21,6 +21,8 @@ type RestoreStats struct {
 	// DroppedFieldTTLs counts hash fields that carried a TTL in the RDB value: the fields are
 	// stored without it, as Strata has no hash field expiry.
 	DroppedFieldTTLs int64
+	// ID is the object ID of a collection, 0 for a string.
+	ID uint64
 }
 
 // errDuplicate reports a set member, hash field or sorted set member that a value holds twice;
@@ -40,7 +42,28 @@ func RestoreValue(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) er
 // rdb.ErrEmptyKey, streams and module values with rdb.ErrUnsupported. After an error txn holds
 // part of the value and must be aborted.
 func RestoreValueStats(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) (RestoreStats, error) {
+	_, st, err := RestoreValueInPieces(txn, key, v, expireAt, 0, nil)
+	return st, err
+}
+
+// RestoreValueInPieces is RestoreValueStats for a caller that owns the store, such as the
+// offline import: whenever the elements staged in txn reach pieceBytes, renew commits txn and
+// returns a fresh transaction on the same database, in which the value goes on, so a huge
+// collection never sits in one batch (renew nil: one transaction). The metadata is staged
+// last, in the transaction returned, which the caller commits; until then the elements
+// committed so far belong to no key and no reader sees them. After an error the returned
+// transaction must be aborted, and the caller removes the elements committed under st.ID;
+// renew returns a transaction to go on in (or to abort) even when its commit fails.
+func RestoreValueInPieces(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64, pieceBytes int,
+	renew func(*storage.Txn) (*storage.Txn, error)) (*storage.Txn, RestoreStats, error) {
+	st, err := restoreValue(&txn, key, v, expireAt, pieceBytes, renew)
+	return txn, st, err
+}
+
+func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pieceBytes int,
+	renew func(*storage.Txn) (*storage.Txn, error)) (RestoreStats, error) {
 	var st RestoreStats
+	txn := *tp
 	if expireAt < 0 {
 		expireAt = 0
 	}
@@ -70,7 +93,9 @@ func RestoreValueStats(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int6
 		return st, err
 	}
 	m.ID, m.Head, m.Tail = id, storage.ListMiddle, storage.ListMiddle
+	st.ID = id
 	var kb []byte
+	staged := 0
 	for {
 		e, err := v.Next()
 		if errors.Is(err, io.EOF) {
@@ -78,6 +103,13 @@ func RestoreValueStats(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int6
 		}
 		if err != nil {
 			return st, err
+		}
+		if staged += len(e.Member) + len(e.Value) + 32; renew != nil && staged >= pieceBytes {
+			txn, err = renew(txn)
+			*tp, staged = txn, 0
+			if err != nil {
+				return st, err
+			}
 		}
 		switch m.Type {
 		case storage.TypeList:

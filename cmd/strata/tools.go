@@ -50,6 +50,8 @@ func runTool(args []string) bool {
 			os.Exit(1)
 		}
 		fmt.Println("strata check: OK")
+	case "import", "export":
+		return runRDBTool(args) // rdbtools.go
 	default:
 		return false
 	}
