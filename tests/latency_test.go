@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,41 @@ func TestLatencyHistogram(t *testing.T) {
 			mustDo(t, c, "(error) ERR wrong number of arguments for 'latency|help' command", "LATENCY", "HELP", "x")
 			if r, err := c.Do("LATENCY", "DOCTOR"); err != nil || !strings.Contains(r.String(), "atency") {
 				t.Errorf("LATENCY DOCTOR: %v %v", r, err)
+			}
+		})
+	}
+}
+
+// TestMemoryUsage: MEMORY USAGE answers at least the bytes a key holds, for a string and for
+// collections estimated from samples (SAMPLES 0: all), on Strata as on redis-server; MEMORY
+// STATS reports the key count.
+func TestMemoryUsage(t *testing.T) {
+	t.Parallel()
+	for _, inst := range servers(t) {
+		t.Run(inst.Name, func(t *testing.T) {
+			c := dial(t, inst)
+			mustDo(t, c, "OK", "SET", "mem:s", strings.Repeat("v", 1000))
+			args := []string{"HSET", "mem:h"}
+			for i := 0; i < 100; i++ {
+				args = append(args, fmt.Sprintf("field%03d", i), strings.Repeat("x", 20))
+			}
+			c.Do(args...)
+			args = []string{"RPUSH", "mem:l"}
+			for i := 0; i < 300; i++ {
+				args = append(args, strings.Repeat("y", 30))
+			}
+			c.Do(args...)
+			for key, least := range map[string]int64{"mem:s": 1000, "mem:h": 100 * 28, "mem:l": 300 * 30} {
+				for _, extra := range [][]string{nil, {"SAMPLES", "0"}, {"SAMPLES", "3"}} {
+					r, err := c.Do(append([]string{"MEMORY", "USAGE", key}, extra...)...)
+					if err != nil || r.Int < least || r.Int > 20*least {
+						t.Errorf("MEMORY USAGE %s %v = %v %v, want about %d", key, extra, r, err, least)
+					}
+				}
+			}
+			r, err := c.Do("MEMORY", "STATS")
+			if err != nil || !strings.Contains(r.String(), "keys.count") {
+				t.Errorf("MEMORY STATS: %v %v", r, err)
 			}
 		})
 	}
