@@ -41,13 +41,8 @@ func dumpPayload(t *storage.Txn, m *storage.Meta) ([]byte, error) {
 // cmdDump answers the DUMP payload of a key, in the encodings every Redis from 6.2 on
 // restores, or a null for a missing key.
 func cmdDump(c *Ctx) {
-	m, err := c.Txn.GetMeta(c.Args[1])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Null()
+	m, ok := metaOrNull(c, c.Args[1])
+	if !ok {
 		return
 	}
 	p, err := dumpPayload(c.Txn, m)

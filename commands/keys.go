@@ -273,13 +273,8 @@ func cmdObject(c *Ctx) {
 		c.W.Error(fmt.Sprintf(ErrUnknownSub, name, strings.ToUpper(c.Arg(0))))
 		return
 	}
-	m, err := c.Txn.GetMeta(c.Args[2])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Null()
+	m, ok := metaOrNull(c, c.Args[2])
+	if !ok {
 		return
 	}
 	if m.Type == storage.TypeString && m.Enc != storage.EncInline && m.StringLen() <= 20 {

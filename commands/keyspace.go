@@ -57,12 +57,21 @@ func keyMeta(c *Ctx, typ storage.Type, absent func()) (m *storage.Meta, ok bool)
 // metaOrZero returns the metadata of key in database db, answering 0 itself when the key is
 // absent (and the error when the lookup fails); ok is false then.
 func metaOrZero(c *Ctx, db int, key []byte) (m *storage.Meta, ok bool) {
+	return metaOr(c, db, key, func() { c.W.Int(0) })
+}
+
+// metaOrNull is metaOrZero answering a null for an absent key, in the client's database.
+func metaOrNull(c *Ctx, key []byte) (m *storage.Meta, ok bool) {
+	return metaOr(c, c.Client.DB, key, c.W.Null)
+}
+
+func metaOr(c *Ctx, db int, key []byte, absent func()) (*storage.Meta, bool) {
 	m, err := c.Txn.GetMetaIn(db, key)
 	switch {
 	case err != nil:
 		c.Fail(err)
 	case m == nil:
-		c.W.Int(0)
+		absent()
 	}
 	return m, err == nil && m != nil
 }

@@ -72,13 +72,8 @@ func memoryUsage(c *Ctx) {
 		samples = n
 		j++
 	}
-	m, err := c.Txn.GetMeta(key)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Null()
+	m, ok := metaOrNull(c, key)
+	if !ok {
 		return
 	}
 	size := int64(len(key) + memOverhead)
@@ -95,6 +90,7 @@ func memoryUsage(c *Ctx) {
 		seen++
 		return seen < samples
 	}
+	var err error
 	switch m.Type {
 	case storage.TypeList:
 		err = c.Txn.ListRange(key, 0, min(samples, int64(m.Size))-1, func(int) {}, func(v []byte) { each(v) })

@@ -295,13 +295,8 @@ func cmdGetEx(c *Ctx) {
 			return
 		}
 	}
-	m, err := c.Txn.GetMeta(c.Args[1])
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	if m == nil {
-		c.W.Null()
+	m, ok := metaOrNull(c, c.Args[1])
+	if !ok {
 		return
 	}
 	if m.Type != storage.TypeString {
@@ -319,6 +314,7 @@ func cmdGetEx(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	var err error
 	switch {
 	case exp.persist && m.Expire != 0:
 		m.Expire = 0
