@@ -37,6 +37,7 @@ var (
 	largeMiB  = flag.Int("large-size", 50, "size of a large value in MiB")
 	listElems = flag.Int("list", 0, "also a file of one list with this many 16-byte elements (0: none)")
 	rounds    = flag.Int("rounds", 3, "rounds, alternating which of the two loads goes first")
+	migrate   = flag.Bool("migrate", false, "time MIGRATE from a redis-server holding the file into Strata and into redis-server, instead of the loads")
 )
 
 func main() {
@@ -63,13 +64,21 @@ func run() error {
 	fmt.Printf("rdbimport: %s, rounds %d, dir %s\n", strings.Join(os.Args[1:], " "), *rounds, dir)
 	if *smallKeys > 0 {
 		name := fmt.Sprintf("%d keys of %d bytes", *smallKeys, *smallSize)
-		if err := measure(dir, name, "small.rdb", *smallKeys, *smallSize); err != nil {
+		if *migrate {
+			if err := measureMigrate(dir, name, "small.rdb", *smallKeys, *smallSize); err != nil {
+				return err
+			}
+		} else if err := measure(dir, name, "small.rdb", *smallKeys, *smallSize); err != nil {
 			return err
 		}
 	}
 	if *largeKeys > 0 {
 		name := fmt.Sprintf("%d values of %d MiB", *largeKeys, *largeMiB)
-		if err := measure(dir, name, "large.rdb", *largeKeys, *largeMiB<<20); err != nil {
+		if *migrate {
+			if err := measureMigrate(dir, name, "large.rdb", *largeKeys, *largeMiB<<20); err != nil {
+				return err
+			}
+		} else if err := measure(dir, name, "large.rdb", *largeKeys, *largeMiB<<20); err != nil {
 			return err
 		}
 	}
