@@ -132,6 +132,44 @@ type ReplicationStats struct {
 	BacklogSize   int
 	BacklogFirst  int64
 	BacklogHist   int
+	// Replica, for a replica (Role "slave"), is the state of its link to the master.
+	Replica *ReplicaStats
+}
+
+// ReplicaStats is INFO replication's view of a replica's link to its master.
+type ReplicaStats struct {
+	MasterHost     string
+	MasterPort     int
+	LinkUp         bool
+	LastIO         int64 // seconds since the last byte from the master, -1 without a link
+	SyncInProgress bool
+	// SyncTotal and SyncRead are the bytes of the snapshot being loaded (total -1 when the
+	// master streams it without a length) and the bytes read so far; SyncLastIO is LastIO.
+	SyncTotal, SyncRead int64
+	ReadOffset          int64 // slave_read_repl_offset
+	Offset              int64 // slave_repl_offset
+	DownSince           int64 // seconds since the link went down, -1 if it never was up
+	Priority            int
+	ReadOnly            bool
+	Announced           bool
+}
+
+// Replicator is implemented by a ServerEnv that replicates: REPLICAOF and ROLE.
+type Replicator interface {
+	// ReplicaOf makes the server a replica of host:port, or a master when host is "". It
+	// reports already when the server replicates from host:port already.
+	ReplicaOf(host string, port int) (already bool, err error)
+	// Role returns what ROLE reports.
+	Role() RoleInfo
+}
+
+// RoleInfo is ROLE's reply: a master's offset, or a replica's master, link state and offset.
+type RoleInfo struct {
+	Master     bool
+	Offset     int64
+	MasterHost string
+	MasterPort int
+	State      string // connect, connecting, handshake, sync, connected
 }
 
 // CommandStat counts one command's calls for INFO commandstats.

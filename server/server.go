@@ -167,6 +167,10 @@ func (s *Server) Start() error {
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.rs.Serve(s.ln) }()
 	s.serveTLS() // tls.go: the same callbacks on the TLS listener
+	// replica.go: the replicaof directive
+	if err := s.resumeReplica(); err != nil {
+		s.log.Warn("replication not started", "err", err)
+	}
 	return nil
 }
 
@@ -205,6 +209,7 @@ func (s *Server) Close() error {
 	default:
 	}
 	close(s.closing)
+	s.saveReplicaPoint() // replica.go: nothing more is applied; the offset is kept for a restart
 	s.stopExtra()
 	s.metrics.close()
 	if s.rs != nil {
@@ -347,6 +352,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			c.w.Error(msg)
 			c.tx.aborted = c.tx.active
 		}
+	} else if s.refuseOnReplica(c, st.cmd, cmd.Args) {
+		// replica.go: READONLY, MASTERDOWN, LOADING
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
