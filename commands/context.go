@@ -228,6 +228,10 @@ type Ctx struct {
 	// Tracked reports that Events name every key the command changed; a write command without
 	// it is taken to have changed all its declared keys.
 	Tracked bool
+	// BeforeCommit, when set, is called with a command's transaction just before its writes
+	// commit, when it staged any (by Run, EXEC and a script's Done): a replica stages its
+	// replication offset in the same batch as the writes it covers.
+	BeforeCommit func(t *storage.Txn)
 	// Staged, when set, is the value of a SET that the server streamed into the value log while
 	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
 	Staged *storage.StagedValue

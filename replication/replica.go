@@ -24,10 +24,12 @@ type Host interface {
 	Store() *storage.Store
 	// Apply runs one command of the master's stream as the master client: in the master
 	// client's database (SELECT changes it), inside its transaction after MULTI, its reply
-	// discarded. The arguments are valid during the call only.
-	Apply(args [][]byte)
-	// ResetMaster starts a new master client: database 0, no transaction.
-	ResetMaster()
+	// discarded. at is the point the stream reaches once the command has run: the server
+	// commits at.Record() (or, for an empty ID, the record's deletion) under PointRecord in
+	// the batch of the command's writes. The arguments are valid during the call only.
+	Apply(args [][]byte, at Point)
+	// ResetMaster starts a new master client in database db, with no transaction.
+	ResetMaster(db int)
 }
 
 // Options configure a replica's link.
@@ -50,11 +52,37 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Point is a position in a master's history: its replication ID and the offset of the last
-// byte applied.
+// Point is a position in a master's history: its replication ID, the offset of the last
+// byte applied, and the database the stream had selected there.
 type Point struct {
 	ID     string
 	Offset int64
+	DB     int
+}
+
+// PointRecord is the name of the storage system record that holds the point a replica's
+// keyspace reflects. It is committed in the batch of every write the replica applies, deleted
+// before a full synchronisation starts to load and written with its last batch, so after a
+// restart, clean or not, the replica continues from where its data is.
+const PointRecord = "replica-point"
+
+// Record encodes p for PointRecord: "replid offset db".
+func (p Point) Record() []byte {
+	return fmt.Appendf(nil, "%s %d %d", p.ID, p.Offset, p.DB)
+}
+
+// ParsePoint decodes a PointRecord value.
+func ParsePoint(v []byte) (Point, bool) {
+	f := strings.Fields(string(v))
+	if len(f) != 3 || len(f[0]) != 40 {
+		return Point{}, false
+	}
+	off, err1 := strconv.ParseInt(f[1], 10, 64)
+	db, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || db < 0 {
+		return Point{}, false
+	}
+	return Point{ID: f[0], Offset: off, DB: db}, true
 }
 
 // State is the link's state, as ROLE names it.
@@ -107,6 +135,7 @@ type Replica struct {
 
 	mu        sync.Mutex
 	id        string
+	db        int // the stream's database at the applied offset
 	downSince time.Time
 	conn      net.Conn
 	full, par int64
@@ -123,7 +152,8 @@ func Start(o Options) *Replica {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	r := &Replica{o: o, log: o.Logger, stop: make(chan struct{}), done: make(chan struct{}), id: o.Resume.ID}
+	r := &Replica{o: o, log: o.Logger, stop: make(chan struct{}), done: make(chan struct{}),
+		id: o.Resume.ID, db: o.Resume.DB}
 	r.offset.Store(o.Resume.Offset)
 	r.readOffset.Store(o.Resume.Offset)
 	go r.run()
@@ -140,7 +170,7 @@ func (r *Replica) State() State { return State(r.state.Load()) }
 func (r *Replica) Status() Status {
 	r.mu.Lock()
 	st := Status{MasterHost: r.o.MasterHost, MasterPort: r.o.MasterPort, DownSince: r.downSince,
-		FullSyncs: r.full, PartialSyncs: r.par, Point: Point{ID: r.id}}
+		FullSyncs: r.full, PartialSyncs: r.par, Point: Point{ID: r.id, DB: r.db}}
 	r.mu.Unlock()
 	st.State = r.State()
 	st.Point.Offset = r.offset.Load()
@@ -315,16 +345,17 @@ func (r *Replica) session() error {
 			return fmt.Errorf("bad PSYNC reply %q", rep)
 		}
 		r.setState(StateTransfer)
-		if err := r.fullSync(l); err != nil {
+		at := Point{ID: f[1], Offset: off}
+		if err := r.fullSync(l, at); err != nil {
 			return fmt.Errorf("full synchronisation: %w", err)
 		}
 		r.mu.Lock()
-		r.id = f[1]
+		r.id, r.db = at.ID, 0
 		r.full++
 		r.mu.Unlock()
 		r.offset.Store(off)
 		r.readOffset.Store(off)
-		r.o.Host.ResetMaster()
+		r.o.Host.ResetMaster(0)
 		r.log.Info("full synchronisation with the master loaded", "master", addr, "offset", off)
 	case strings.HasPrefix(rep, "+CONTINUE"):
 		f := strings.Fields(rep)
@@ -333,9 +364,10 @@ func (r *Replica) session() error {
 			r.id = f[1]
 		}
 		r.par++
+		db := r.db
 		r.mu.Unlock()
 		r.readOffset.Store(r.offset.Load())
-		r.o.Host.ResetMaster()
+		r.o.Host.ResetMaster(db) // the stream goes on in the database it had selected
 		r.log.Info("partial resynchronisation accepted", "master", addr, "offset", r.offset.Load())
 	default:
 		return fmt.Errorf("master answered PSYNC with %s", rep)
@@ -350,8 +382,9 @@ func (r *Replica) session() error {
 	return r.stream(l)
 }
 
-// fullSync reads the snapshot that follows +FULLRESYNC into the store.
-func (r *Replica) fullSync(l *link) error {
+// fullSync reads the snapshot that follows +FULLRESYNC into the store; at is the point the
+// snapshot stands for.
+func (r *Replica) fullSync(l *link, at Point) error {
 	line, err := readReplyLine(l.br)
 	if err != nil {
 		return err
@@ -387,7 +420,7 @@ func (r *Replica) fullSync(l *link) error {
 	r.syncRead.Store(0)
 	defer func() { r.syncTotal.Store(0); r.syncRead.Store(0) }()
 	cr := &countingReader{r: payload, n: &r.syncRead}
-	if err := Load(r.o.Host, cr, r.o.MaxBulkLen, r.log); err != nil {
+	if err := Load(r.o.Host, cr, at, r.o.MaxBulkLen, r.log); err != nil {
 		return err
 	}
 	return finish()
@@ -411,17 +444,21 @@ const (
 )
 
 // Load empties the keyspace (FLUSHALL as the master client) and loads the RDB snapshot read
-// from src, key by key, committing a batch every few hundred keys. Nothing of the snapshot is
-// held beyond one element. Streams and module values are skipped and logged; keys of a
-// database the store does not have are skipped too.
-func Load(h Host, src io.Reader, maxBulk int64, log *slog.Logger) error {
+// from src, key by key, committing a batch every few hundred keys; the last batch commits the
+// PointRecord of at, which is deleted first, so that a load cut short leaves none. Nothing of
+// the snapshot is held beyond one element. Streams and module values are skipped and logged;
+// keys of a database the store does not have are skipped too.
+func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
 	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
 	if err != nil {
 		return err
 	}
-	h.ResetMaster()
-	h.Apply([][]byte{[]byte("FLUSHALL")})
 	st := h.Store()
+	if err := st.PutSystemRecord(PointRecord, nil); err != nil {
+		return err
+	}
+	h.ResetMaster(0)
+	h.Apply([][]byte{[]byte("FLUSHALL")}, Point{})
 	var t *storage.Txn
 	defer func() {
 		if t != nil {
@@ -479,6 +516,10 @@ func Load(h Host, src io.Reader, maxBulk int64, log *slog.Logger) error {
 	if skipped > 0 {
 		log.Warn("keys of the master's snapshot not loaded (streams, module values, databases past the databases directive)", "keys", skipped)
 	}
+	if t == nil {
+		t = st.BeginExclusive(0)
+	}
+	t.PutSystemRecord(PointRecord, at.Record())
 	return commit()
 }
 
@@ -505,15 +546,33 @@ func (r *Replica) stream(l *link) error {
 		}
 	}()
 	cr := &commandReader{br: l.br, maxBulk: r.o.MaxBulkLen}
+	r.mu.Lock()
+	id, db := r.id, r.db
+	r.mu.Unlock()
 	inMulti := false
-	var pending int64 // bytes of an open MULTI block, counted when it ends
+	// The applied offset moves past a transaction only once it has run, so a link cut inside
+	// one resumes before its MULTI; pending counts the bytes of an open one.
+	var pending int64
 	for {
 		args, n, err := cr.next()
 		if err != nil {
 			return err
 		}
 		r.readOffset.Add(n)
+		pending += n
 		name := strings.ToLower(string(args[0]))
+		switch name {
+		case "multi":
+			inMulti = true
+		case "exec", "discard":
+			inMulti = false
+		case "select":
+			if len(args) == 2 {
+				if v, err := strconv.Atoi(string(args[1])); err == nil && v >= 0 {
+					db = v
+				}
+			}
+		}
 		switch {
 		case name == "ping":
 		case name == "replconf":
@@ -523,19 +582,13 @@ func (r *Replica) stream(l *link) error {
 				}
 			}
 		default:
-			r.o.Host.Apply(args)
+			r.o.Host.Apply(args, Point{ID: id, Offset: r.offset.Load() + pending, DB: db})
 		}
-		switch name {
-		case "multi":
-			inMulti = true
-		case "exec", "discard":
-			inMulti = false
-		}
-		// The applied offset moves past a transaction only once it has run, so a link cut
-		// inside one resumes before its MULTI.
-		pending += n
 		if !inMulti {
+			r.mu.Lock()
+			r.db = db
 			r.offset.Add(pending)
+			r.mu.Unlock()
 			pending = 0
 		}
 	}

@@ -16,13 +16,10 @@ import (
 // directive start a replication.Replica, which applies the master's stream through
 // replicaHost as the master client (a client of the server without a connection, never
 // refused by a gate, its replies discarded); replicaRefusal is the gate that answers READONLY,
-// MASTERDOWN and LOADING to the other clients; the point reached is saved on a clean shutdown
-// and read back at start, so a restarted replica continues with a partial resynchronisation.
-
-// replicaPointRecord is the storage system record that holds "replid offset" of a replica
-// stopped cleanly. It is deleted when read at start: after a crash there is none, and the
-// replica synchronises in full rather than apply part of the stream twice.
-const replicaPointRecord = "replica-point"
+// MASTERDOWN and LOADING to the other clients. The point each applied write reaches is
+// committed in the write's own batch (replication.PointRecord, through Ctx.BeforeCommit), and
+// once more on a clean shutdown, so a restarted replica continues with a partial
+// resynchronisation from exactly what its keyspace holds.
 
 // replicaHost is the server as replication.Host.
 type replicaHost struct{ s *Server }
@@ -30,8 +27,8 @@ type replicaHost struct{ s *Server }
 // Store returns the server's keyspace.
 func (h replicaHost) Store() *storage.Store { return h.s.store }
 
-// ResetMaster starts a new master client: database 0, no transaction.
-func (h replicaHost) ResetMaster() {
+// ResetMaster starts a new master client in database db, with no transaction.
+func (h replicaHost) ResetMaster(db int) {
 	s := h.s
 	if mc := s.repl.master; mc != nil {
 		s.dropTx(mc)
@@ -41,14 +38,32 @@ func (h replicaHost) ResetMaster() {
 	mc.Proto, mc.w.Proto = 2, 2
 	mc.Authed = true
 	mc.User = "default"
+	if db < s.store.Databases() {
+		mc.DB = db
+	}
 	mc.Client.Conn = mc
 	s.repl.master = mc
+	if s.repl.stamp == nil {
+		s.repl.stamp = h.stamp
+	}
+}
+
+// stamp is the master client's Ctx.BeforeCommit: it stages the point the stream reaches with
+// the command's writes.
+func (h replicaHost) stamp(t *storage.Txn) {
+	at := &h.s.repl.at
+	if at.ID == "" {
+		t.PutSystemRecord(replication.PointRecord, nil)
+		return
+	}
+	t.PutSystemRecord(replication.PointRecord, at.Record())
 }
 
 // Apply runs one command of the master's stream as the master client.
-func (h replicaHost) Apply(args [][]byte) {
+func (h replicaHost) Apply(args [][]byte, at replication.Point) {
 	s := h.s
 	c := s.repl.master
+	s.repl.at = at
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	defer func() {
@@ -59,7 +74,7 @@ func (h replicaHost) Apply(args [][]byte) {
 	}()
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
-		OnWrite: s.tx.onWrite, KE: &s.ke, NonBlocking: true}
+		OnWrite: s.tx.onWrite, KE: &s.ke, BeforeCommit: s.repl.stamp}
 	st := cmdState{cmd: commands.Lookup(args[0]), start: time.Now()}
 	ctx.Now = st.start.UnixMilli()
 	if !c.tx.active || !s.gate(c, &st) { // multi.go: queued after MULTI, run by EXEC
@@ -92,7 +107,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 		}
 	}
 	h := replicaHost{s}
-	h.ResetMaster()
+	h.ResetMaster(resume.DB)
 	s.repl.replica.Store(replication.Start(replication.Options{
 		Host: h, MasterHost: host, MasterPort: port, User: user, Password: pass,
 		ListeningPort: lport, Timeout: time.Duration(timeout) * time.Second,
@@ -125,6 +140,10 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 			s.repl.ids.Shift()
 			s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
 			s.repl.mu.Unlock()
+			// Its own writes follow, which no point covers.
+			if err := s.store.PutSystemRecord(replication.PointRecord, nil); err != nil {
+				return false, err
+			}
 			s.log.Info("replication stopped: this server is a master")
 		}
 		s.setReplicaOfConfig("")
@@ -252,27 +271,17 @@ func (s *Server) refuseOnReplica(c *client, cmd *commands.Command, args [][]byte
 	return true
 }
 
-// resumeReplica starts the link of the replicaof directive, continuing from the point a clean
-// shutdown saved, and forgets that point.
+// resumeReplica starts the link of the replicaof directive, continuing from the point the
+// keyspace holds.
 func (s *Server) resumeReplica() error {
-	var resume replication.Point
-	v, err := s.store.SystemRecord(replicaPointRecord)
-	if err != nil {
-		return err
-	}
-	if v != nil {
-		if err := s.store.PutSystemRecord(replicaPointRecord, nil); err != nil {
-			return err
-		}
-		if id, off, ok := strings.Cut(string(v), " "); ok && len(id) == 40 {
-			if n, err := strconv.ParseInt(off, 10, 64); err == nil {
-				resume = replication.Point{ID: id, Offset: n}
-			}
-		}
-	}
 	if s.cfg.ReplicaOf == "" {
 		return nil
 	}
+	v, err := s.store.SystemRecord(replication.PointRecord)
+	if err != nil {
+		return err
+	}
+	resume, _ := replication.ParsePoint(v)
 	host, p, _ := strings.Cut(s.cfg.ReplicaOf, " ")
 	port, err := strconv.Atoi(p)
 	if err != nil {
@@ -288,7 +297,7 @@ func (s *Server) saveReplicaPoint() {
 	if !ok || pt.ID == "" {
 		return
 	}
-	if err := s.store.PutSystemRecord(replicaPointRecord, []byte(pt.ID+" "+strconv.FormatInt(pt.Offset, 10))); err != nil {
+	if err := s.store.PutSystemRecord(replication.PointRecord, pt.Record()); err != nil {
 		s.log.Warn("could not save the replication offset", "err", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/replication"
+	"github.com/strata-db/strata/storage"
 )
 
 // replState is the server's replication identity and backlog, and, on a replica, its link to
@@ -19,7 +20,10 @@ type replState struct {
 
 	change  sync.Mutex                          // serialises REPLICAOF
 	replica atomic.Pointer[replication.Replica] // the link to the master; nil on a master
-	master  *client                             // the master client, used by the link's goroutine only
+	// The master client and the point its command reaches, used by the link's goroutine only.
+	master *client
+	at     replication.Point
+	stamp  func(*storage.Txn) // replicaHost.stamp, made once
 }
 
 func (s *Server) initReplication() {

@@ -12,8 +12,8 @@ import (
 //	'!' "sr:" name   the record's value
 //
 // FLUSHALL and FLUSHDB leave them alone. The replica side keeps its replication ID and
-// offset in one (server/replica.go). They are written outside any Txn, each change in one
-// synced LevelDB batch.
+// offset in one (server/replica.go), staged in the batch of each write it applies
+// (Txn.PutSystemRecord); Store.PutSystemRecord writes one alone, in a synced batch.
 var sysRecordPrefix = []byte{tagSystem, 's', 'r', ':'}
 
 func sysRecordKey(name string) []byte {
@@ -27,6 +27,16 @@ func (s *Store) SystemRecord(name string) ([]byte, error) {
 		return nil, nil
 	}
 	return v, err
+}
+
+// PutSystemRecord stages the named system record in t's batch, or its deletion when v is
+// nil, so that it commits with t's writes.
+func (t *Txn) PutSystemRecord(name string, v []byte) {
+	if v == nil {
+		t.del(sysRecordKey(name))
+	} else {
+		t.put(sysRecordKey(name), v)
+	}
 }
 
 // PutSystemRecord writes the named system record, or deletes it when v is nil, and syncs

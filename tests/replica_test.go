@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/testutil"
+	"github.com/strata-db/strata/replication"
 )
 
 // replicaDBs are the databases the replication tests write and compare.
@@ -220,15 +221,44 @@ func TestReplicaOfRedis(t *testing.T) {
 			}
 			waitInSync(t, mc, rc)
 			compareKeyspaces(t, master, replica)
-			if full := infoReplication(t, mc, "stats")["sync_full"]; full != "1" {
-				t.Fatalf("sync_full %s after the partial resynchronisation", full)
+
+			// The point the keyspace holds commits with each write the replica applies.
+			mustDo(t, mc, "OK", "SET", "last", "write")
+			waitInSync(t, mc, rc)
+			info = infoReplication(t, rc, "replication")
+			rec, err := replica.Server.Store().SystemRecord(replication.PointRecord)
+			if pt, ok := replication.ParsePoint(rec); err != nil || !ok || pt.ID != info["master_replid"] ||
+				strconv.FormatInt(pt.Offset, 10) != info["slave_repl_offset"] || pt.DB != 0 {
+				t.Fatalf("point record %q (%v), INFO %v", rec, err, info)
 			}
+
+			// A restarted replica continues partially, in the database the stream had selected.
+			mustDo(t, mc, "OK", "SELECT", "2")
+			mustDo(t, mc, "OK", "SET", "in-db-2", "before restart")
+			before = infoReplication(t, mc, "stats")["sync_partial_ok"]
+			waitInSync(t, mc, rc)
+			replica.Restart(t)
+			rc = dial(t, replica)
+			mustDo(t, mc, "OK", "SET", "in-db-2-after", "after restart")
+			mustDo(t, mc, "OK", "SELECT", "0")
+			waitInSync(t, mc, rc)
+			if after := infoReplication(t, mc, "stats")["sync_partial_ok"]; after == before {
+				t.Fatalf("restart: no partial resynchronisation (sync_partial_ok %s)", after)
+			}
+			mustDo(t, rc, "OK", "SELECT", "2")
+			mustDo(t, rc, `"after restart"`, "GET", "in-db-2-after")
+			mustDo(t, rc, "OK", "SELECT", "0")
+			compareKeyspaces(t, master, replica)
 
 			mustDo(t, rc, "(error) READONLY You can't write against a read only replica.", "SET", "k", "v")
 			mustDo(t, rc, "OK", "MULTI")
 			mustDo(t, rc, "(error) READONLY You can't write against a read only replica.", "INCR", "k")
 			mustDo(t, rc, "(error) EXECABORT Transaction discarded because of previous errors.", "EXEC")
 			mustDo(t, rc, `"value 2 0"`, "GET", "r2:str")
+
+			if full := infoReplication(t, mc, "stats")["sync_full"]; full != "1" {
+				t.Fatalf("sync_full %s: a resynchronisation was not partial", full)
+			}
 
 			mustDo(t, rc, "OK", "REPLICAOF", "NO", "ONE")
 			mustDo(t, rc, "OK", "SET", "k", "v")
