@@ -109,7 +109,7 @@ func writeMix(t *testing.T, c *testutil.Conn, round int) {
 type keyDump struct {
 	typ string
 	val string
-	ttl time.Duration
+	ttl time.Duration // the expiry as PEXPIRETIME gives it; negative for none
 }
 
 func dumpKeyspace(t *testing.T, inst *testutil.Instance, db int) map[string]keyDump {
@@ -138,14 +138,15 @@ func dumpKeyspace(t *testing.T, inst *testutil.Instance, db int) map[string]keyD
 		case "hash":
 			d.val = fmt.Sprint(c.HGetAll(ctx, k).Val()) // fmt prints maps sorted
 		}
-		d.ttl = c.PTTL(ctx, k).Val()
+		at, _ := c.Do(ctx, "PEXPIRETIME", k).Int64() // absolute: the dumps of two servers are not simultaneous
+		d.ttl = time.Duration(at) * time.Millisecond
 		out[k] = d
 	}
 	return out
 }
 
 // compareKeyspaces checks that the replica holds the master's keys, each with the same type
-// and value and a time to live within a second of the master's.
+// and value and an expiry within a second of the master's.
 func compareKeyspaces(t *testing.T, master, replica *testutil.Instance) {
 	t.Helper()
 	for db := 0; db < replicaDBs; db++ {
@@ -311,4 +312,50 @@ func TestReplicaOfReplies(t *testing.T) {
 	mustDo(t, c, "OK", "REPLICAOF", "NO", "ONE")
 	mustDo(t, c, "(nil)", "GET", "k")
 	mustDo(t, c, "OK", "SET", "k", "v")
+}
+
+// TestReplicaInfoFields: a Strata replica's INFO replication has the fields of a redis-server
+// replica of the same master, in the same order, and the same ROLE shape.
+func TestReplicaInfoFields(t *testing.T) {
+	t.Parallel()
+	master := testutil.StartRedis(t)
+	mc := dial(t, master)
+	mustDo(t, mc, "OK", "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+	mustDo(t, mc, "OK", "SET", "k", "v")
+	host, port, _ := net.SplitHostPort(master.Addr)
+	redisReplica := testutil.StartRedis(t)
+	strataReplica := testutil.StartStrata(t)
+	names := map[string][]string{}
+	for _, inst := range []*testutil.Instance{redisReplica, strataReplica} {
+		c := dial(t, inst)
+		mustDo(t, c, "OK", "REPLICAOF", host, port)
+		mustDo(t, c, "OK Already connected to specified master", "REPLICAOF", host, port)
+		waitInSync(t, mc, c)
+		r, err := c.Do("INFO", "replication")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, vals := infoFields(r.Str)
+		names[inst.Name] = n
+		for _, f := range []string{"role", "master_host", "master_port", "master_link_status",
+			"master_sync_in_progress", "slave_priority", "slave_read_only", "replica_announced", "connected_slaves"} {
+			if v := vals[f]; v != map[string]string{"role": "slave", "master_host": host, "master_port": port,
+				"master_link_status": "up", "master_sync_in_progress": "0", "slave_priority": "100",
+				"slave_read_only": "1", "replica_announced": "1", "connected_slaves": "0"}[f] {
+				t.Errorf("%s: %s:%s", inst.Name, f, v)
+			}
+		}
+		role, _ := c.Do("ROLE")
+		if len(role.Elems) != 5 || role.Elems[0].Str != "slave" || role.Elems[1].Str != host ||
+			strconv.FormatInt(role.Elems[2].Int, 10) != port || role.Elems[3].Str != "connected" ||
+			strconv.FormatInt(role.Elems[4].Int, 10) != vals["slave_repl_offset"] {
+			t.Errorf("%s: ROLE %v", inst.Name, role)
+		}
+	}
+	if a, b := strings.Join(names["strata"], " "), strings.Join(names["redis"], " "); a != b {
+		t.Errorf("INFO replication fields\nstrata: %s\nredis:  %s", a, b)
+	}
+	if r, _ := mc.Do("ROLE"); len(r.Elems) != 3 || r.Elems[0].Str != "master" || len(r.Elems[2].Elems) != 2 {
+		t.Errorf("master ROLE %v", r)
+	}
 }
