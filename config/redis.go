@@ -148,8 +148,7 @@ var inertDirectives = []*directive{
 	stored("latency-tracking", "", "yes", kindBool, 0, 0),
 	stored("latency-tracking-info-percentiles", "", "50 99 99.9", kindPercentiles, 0, 0),
 
-	// Replication. The replica side reads masterauth, masteruser, replica-read-only,
-	// replica-serve-stale-data, replica-priority and repl-timeout (server/replica.go); the
+	// Replication. The replica side reads the directives marked used (server/replica.go); the
 	// rest is for the master side, which Strata does not serve yet.
 	used("password sent with AUTH to the master of a replica", stored("masterauth", "", "", kindString, 0, 0)),
 	used("user sent with AUTH to the master of a replica", stored("masteruser", "", "", kindString, 0, 0)),
@@ -157,6 +156,8 @@ var inertDirectives = []*directive{
 	used("no: while its link is down a replica answers MASTERDOWN to commands not flagged stale", stored("replica-serve-stale-data", "slave-serve-stale-data", "yes", kindBool, 0, 0)),
 	used("a replica's priority for promotion, reported in INFO replication", stored("replica-priority", "slave-priority", "100", kindInt, 0, intMax)),
 	used("seconds after which a replica drops a silent link to its master", stored("repl-timeout", "", "60", kindInt, 1, intMax)),
+	used("address a replica announces to its master (REPLCONF ip-address); empty: none", stored("replica-announce-ip", "slave-announce-ip", "", kindString, 0, 0)),
+	used("port a replica announces to its master (REPLCONF listening-port); 0: its own", stored("replica-announce-port", "slave-announce-port", "0", kindInt, 0, portMax)),
 	fixed("Strata has no replicas; only 0 is accepted", "min-replicas-to-write", "min-slaves-to-write", "0", kindInt, 0, intMax),
 	stored("min-replicas-max-lag", "min-slaves-max-lag", "10", kindInt, 0, intMax),
 	stored("repl-backlog-size", "", "1048576", kindSize, 1, longMax),
@@ -171,8 +172,6 @@ var inertDirectives = []*directive{
 	stored("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", kindBool, 0, 0),
 	stored("replica-ignore-disk-write-errors", "", "no", kindBool, 0, 0),
 	stored("replica-announced", "", "yes", kindBool, 0, 0),
-	stored("replica-announce-ip", "slave-announce-ip", "", kindString, 0, 0),
-	stored("replica-announce-port", "slave-announce-port", "0", kindInt, 0, portMax),
 	stored("propagation-error-behavior", "", "ignore", kindEnum, 0, 0, "ignore", "panic", "panic-on-replicas"),
 	immutable("cluster-enabled", "", "no", kindBool, 0, 0),
 	immutable("cluster-config-file", "", "nodes.conf", kindString, 0, 0),

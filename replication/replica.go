@@ -40,8 +40,10 @@ type Options struct {
 	// User and Password authenticate to the master (masteruser, masterauth); no AUTH is
 	// sent without a password.
 	User, Password string
-	// ListeningPort is announced with REPLCONF listening-port.
+	// ListeningPort is announced with REPLCONF listening-port; AnnounceIP, when set, with
+	// REPLCONF ip-address (replica-announce-port, replica-announce-ip).
 	ListeningPort int
+	AnnounceIP    string
 	// Timeout drops a link silent for this long (repl-timeout); 0 means 60 seconds.
 	Timeout time.Duration
 	// MaxBulkLen bounds one argument of the stream and one element of the snapshot.
@@ -317,6 +319,13 @@ func (r *Replica) session() error {
 		return err
 	} else if rep[0] == '-' {
 		r.log.Info("master refused REPLCONF listening-port", "reply", rep)
+	}
+	if r.o.AnnounceIP != "" {
+		if rep, err = l.call("REPLCONF", "ip-address", r.o.AnnounceIP); err != nil {
+			return err
+		} else if rep[0] == '-' {
+			r.log.Info("master refused REPLCONF ip-address", "reply", rep)
+		}
 	}
 	if rep, err = l.call("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
 		return err

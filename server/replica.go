@@ -106,11 +106,15 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 			lport = a.Port
 		}
 	}
+	if v, _ := cfg.Get("replica-announce-port"); v != "0" {
+		lport, _ = strconv.Atoi(v)
+	}
+	announceIP, _ := cfg.Get("replica-announce-ip")
 	h := replicaHost{s}
 	h.ResetMaster(resume.DB)
 	s.repl.replica.Store(replication.Start(replication.Options{
 		Host: h, MasterHost: host, MasterPort: port, User: user, Password: pass,
-		ListeningPort: lport, Timeout: time.Duration(timeout) * time.Second,
+		ListeningPort: lport, AnnounceIP: announceIP, Timeout: time.Duration(timeout) * time.Second,
 		MaxBulkLen: cfg.ProtoMaxBulkLen, Resume: resume, Logger: s.log,
 	}))
 }

@@ -315,7 +315,8 @@ func TestReplicaOfReplies(t *testing.T) {
 }
 
 // TestReplicaInfoFields: a Strata replica's INFO replication has the fields of a redis-server
-// replica of the same master, in the same order, and the same ROLE shape.
+// replica of the same master, in the same order, and the same ROLE shape; the master lists it
+// at the address and port it announces.
 func TestReplicaInfoFields(t *testing.T) {
 	t.Parallel()
 	master := testutil.StartRedis(t)
@@ -324,7 +325,10 @@ func TestReplicaInfoFields(t *testing.T) {
 	mustDo(t, mc, "OK", "SET", "k", "v")
 	host, port, _ := net.SplitHostPort(master.Addr)
 	redisReplica := testutil.StartRedis(t)
-	strataReplica := testutil.StartStrata(t)
+	strataReplica := testutil.StartStrata(t, func(c *config.Config) {
+		c.Set("replica-announce-ip", []string{"127.0.0.5"})
+		c.Set("replica-announce-port", []string{"4242"})
+	})
 	names := map[string][]string{}
 	for _, inst := range []*testutil.Instance{redisReplica, strataReplica} {
 		c := dial(t, inst)
@@ -354,6 +358,9 @@ func TestReplicaInfoFields(t *testing.T) {
 	}
 	if a, b := strings.Join(names["strata"], " "), strings.Join(names["redis"], " "); a != b {
 		t.Errorf("INFO replication fields\nstrata: %s\nredis:  %s", a, b)
+	}
+	if m := infoReplication(t, mc, "replication"); !strings.Contains(m["slave0"]+m["slave1"], "ip=127.0.0.5,port=4242,state=online") {
+		t.Errorf("master's replicas: %v", m)
 	}
 	if r, _ := mc.Do("ROLE"); len(r.Elems) != 3 || r.Elems[0].Str != "master" || len(r.Elems[2].Elems) != 2 {
 		t.Errorf("master ROLE %v", r)
