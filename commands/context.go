@@ -91,6 +91,15 @@ type ClientInfo struct {
 	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
 }
 
+// Type is the client's type for CLIENT LIST and CLIENT KILL TYPE: "master" for a replica's
+// master client (flag M), else "normal" (replicas and subscribers are not told apart yet).
+func (ci *ClientInfo) Type() string {
+	if ci.Flags == "M" {
+		return "master"
+	}
+	return "normal"
+}
+
 // ServerStats is what the server counts for INFO.
 type ServerStats struct {
 	Version          string // Strata's own version

@@ -197,6 +197,18 @@ func (r *Replica) Stop() Point {
 	return st.Point
 }
 
+// KillLink closes the connection to the master, if there is one (CLIENT KILL TYPE master);
+// the replica reconnects and asks for a partial resynchronisation.
+func (r *Replica) KillLink() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conn == nil {
+		return false
+	}
+	r.conn.Close()
+	return true
+}
+
 // retryDelay is the pause between a broken link and the next attempt (Redis's replication
 // cron runs once a second).
 const retryDelay = time.Second

@@ -30,8 +30,9 @@ func (h replicaHost) Store() *storage.Store { return h.s.store }
 // ResetMaster starts a new master client in database db, with no transaction.
 func (h replicaHost) ResetMaster(db int) {
 	s := h.s
-	if mc := s.repl.master; mc != nil {
-		s.dropTx(mc)
+	old := s.repl.master.Load()
+	if old != nil {
+		s.dropTx(old)
 	}
 	mc := &client{}
 	mc.ID = s.nextID.Add(1)
@@ -42,7 +43,17 @@ func (h replicaHost) ResetMaster(db int) {
 		mc.DB = db
 	}
 	mc.Client.Conn = mc
-	s.repl.master = mc
+	if rp := s.repl.replica.Load(); rp != nil {
+		host, port := rp.Master()
+		mc.Addr = net.JoinHostPort(host, strconv.Itoa(port))
+	} else if old != nil {
+		mc.Addr = old.Addr
+	}
+	now := time.Now()
+	mc.x.created, mc.x.fd = now, -1
+	mc.x.lastActive.Store(now.UnixNano())
+	mc.x.pub = mc.Client
+	s.repl.master.Store(mc)
 	if s.repl.stamp == nil {
 		s.repl.stamp = h.stamp
 	}
@@ -62,7 +73,7 @@ func (h replicaHost) stamp(t *storage.Txn) {
 // Apply runs one command of the master's stream as the master client.
 func (h replicaHost) Apply(args [][]byte, at replication.Point) {
 	s := h.s
-	c := s.repl.master
+	c := s.repl.master.Load()
 	s.repl.at = at
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
@@ -87,6 +98,35 @@ func (h replicaHost) Apply(args [][]byte, at replication.Point) {
 	if r := c.w.Bytes(); len(r) > 0 && r[0] == '-' {
 		s.log.Warn("command from the master failed", "command", string(args[0]), "reply", strings.TrimSpace(string(r)))
 	}
+	c.x.lastActive.Store(st.start.UnixNano())
+	c.x.mu.Lock() // for CLIENT LIST
+	c.x.pub = c.Client
+	if st.cmd != nil {
+		c.x.lastCmd = st.cmd.Name
+	}
+	c.x.mu.Unlock()
+}
+
+// masterClientInfo is the master client as CLIENT LIST shows it (flag M), on a replica whose
+// link is up.
+func (s *Server) masterClientInfo() (commands.ClientInfo, bool) {
+	rp, mc := s.repl.replica.Load(), s.repl.master.Load()
+	if rp == nil || mc == nil || rp.State() != replication.StateConnected {
+		return commands.ClientInfo{}, false
+	}
+	ci := mc.info()
+	ci.Flags = "M"
+	return ci, true
+}
+
+// killMaster closes the link to the master when id is the master client's (CLIENT KILL); the
+// replica reconnects and continues partially.
+func (s *Server) killMaster(id int64) bool {
+	rp, mc := s.repl.replica.Load(), s.repl.master.Load()
+	if rp == nil || mc == nil || mc.ID != id {
+		return false
+	}
+	return rp.KillLink()
 }
 
 // startReplica begins replicating from host:port, continuing from resume.
@@ -111,6 +151,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 	}
 	announceIP, _ := cfg.Get("replica-announce-ip")
 	h := replicaHost{s}
+	s.repl.master.Store(&client{Client: commands.Client{Addr: net.JoinHostPort(host, strconv.Itoa(port))}})
 	h.ResetMaster(resume.DB)
 	s.repl.replica.Store(replication.Start(replication.Options{
 		Host: h, MasterHost: host, MasterPort: port, User: user, Password: pass,

@@ -20,8 +20,8 @@ type replState struct {
 
 	change  sync.Mutex                          // serialises REPLICAOF
 	replica atomic.Pointer[replication.Replica] // the link to the master; nil on a master
-	// The master client and the point its command reaches, used by the link's goroutine only.
-	master *client
+	// The master client and the point its command reaches, used by the link's goroutine.
+	master atomic.Pointer[client] // read by CLIENT LIST and CLIENT KILL too
 	at     replication.Point
 	stamp  func(*storage.Txn) // replicaHost.stamp, made once
 }

@@ -223,6 +223,24 @@ func TestReplicaOfRedis(t *testing.T) {
 			waitInSync(t, mc, rc)
 			compareKeyspaces(t, master, replica)
 
+			// The same when the replica drops its master client, which CLIENT LIST shows.
+			r, _ = rc.Do("CLIENT", "LIST", "TYPE", "master")
+			if !strings.Contains(r.Str, "addr="+master.Addr+" ") || !strings.Contains(r.Str, " flags=M ") || strings.Count(r.Str, "\n") != 1 {
+				t.Fatalf("CLIENT LIST TYPE master: %q", r.Str)
+			}
+			before = infoReplication(t, mc, "stats")["sync_partial_ok"]
+			mustDo(t, rc, "(integer) 1", "CLIENT", "KILL", "TYPE", "master")
+			writeMix(t, mc, 3)
+			deadline = time.Now().Add(20 * time.Second)
+			for infoReplication(t, mc, "stats")["sync_partial_ok"] == before {
+				if time.Now().After(deadline) {
+					t.Fatalf("no partial resynchronisation after CLIENT KILL TYPE master")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			waitInSync(t, mc, rc)
+			compareKeyspaces(t, master, replica)
+
 			// The point the keyspace holds commits with each write the replica applies.
 			mustDo(t, mc, "OK", "SET", "last", "write")
 			waitInSync(t, mc, rc)
