@@ -29,8 +29,10 @@
 // reading past it. Load empties the keyspace and stores the snapshot key by key through
 // commands.RestoreValueStats, committing exclusive batches of a few hundred keys, so nothing
 // but one element is ever held; the snapshot goes straight into the live keyspace, which is
-// safe because the server answers LOADING to its clients meanwhile (the sync state). On
-// +CONTINUE it goes on where it was.
+// safe because the server answers LOADING to its clients meanwhile (Replica.Loading, from
+// the snapshot's first byte to its last; while the master prepares it, the old data is still
+// served). A load that fails leaves part of the snapshot, and no point, so the next attempt is
+// a full synchronisation again. On +CONTINUE it goes on where it was.
 //
 // The command stream is then parsed command by command and applied in order through Host, the
 // server's master client, which keeps the selected database and any MULTI block as a client

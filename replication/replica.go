@@ -129,6 +129,7 @@ type Replica struct {
 	done chan struct{}
 
 	state      atomic.Int32
+	loading    atomic.Bool // a snapshot is being stored: the keyspace is part old, part new
 	offset     atomic.Int64 // applied
 	readOffset atomic.Int64
 	lastIO     atomic.Int64 // unix nanoseconds
@@ -167,6 +168,11 @@ func (r *Replica) Master() (string, int) { return r.o.MasterHost, r.o.MasterPort
 
 // State returns the link's state.
 func (r *Replica) State() State { return State(r.state.Load()) }
+
+// Loading reports whether a full synchronisation is storing its snapshot now. It starts with
+// the snapshot's first bytes: while the master is still preparing it, the keyspace holds the
+// data of before, which a server may go on serving.
+func (r *Replica) Loading() bool { return r.loading.Load() }
 
 // Status returns a snapshot of the replica.
 func (r *Replica) Status() Status {
@@ -441,7 +447,10 @@ func (r *Replica) fullSync(l *link, at Point) error {
 	r.syncRead.Store(0)
 	defer func() { r.syncTotal.Store(0); r.syncRead.Store(0) }()
 	cr := &countingReader{r: payload, n: &r.syncRead}
-	if err := Load(r.o.Host, cr, at, r.o.MaxBulkLen, r.log); err != nil {
+	r.loading.Store(true)
+	err = Load(r.o.Host, cr, at, r.o.MaxBulkLen, r.log)
+	r.loading.Store(false)
+	if err != nil {
 		return err
 	}
 	return finish()

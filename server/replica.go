@@ -292,7 +292,7 @@ func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte)
 	if v, _ := cfg.Get("replica-serve-stale-data"); !stale && v == "no" && state != replication.StateConnected {
 		return commands.ErrMasterDown
 	}
-	if state == replication.StateTransfer && cmd.Flags&commands.FlagLoading == 0 {
+	if rp.Loading() && cmd.Flags&commands.FlagLoading == 0 {
 		return commands.ErrLoading
 	}
 	return ""
