@@ -129,7 +129,7 @@ type Replica struct {
 	done chan struct{}
 
 	state      atomic.Int32
-	loading    atomic.Bool // a snapshot is being stored: the keyspace is part old, part new
+	loading    atomic.Bool  // a snapshot is being stored: the keyspace is part old, part new
 	offset     atomic.Int64 // applied
 	readOffset atomic.Int64
 	lastIO     atomic.Int64 // unix nanoseconds
