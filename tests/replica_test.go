@@ -384,3 +384,45 @@ func TestReplicaInfoFields(t *testing.T) {
 		t.Errorf("master ROLE %v", r)
 	}
 }
+
+// TestReplicaLoading: while a slow snapshot is being stored, a replica answers LOADING to
+// commands without the loading flag and reports the transfer in INFO replication.
+func TestReplicaLoading(t *testing.T) {
+	t.Parallel()
+	master := testutil.StartRedis(t)
+	mc := dial(t, master)
+	mustDo(t, mc, "OK", "CONFIG", "SET", "repl-diskless-sync-delay", "0", "rdb-key-save-delay", "20000")
+	for i := 0; i < 100; i++ {
+		mustDo(t, mc, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+	}
+	host, port, _ := net.SplitHostPort(master.Addr)
+	replica := testutil.StartStrata(t, func(c *config.Config) { c.ReplicaOf = host + " " + port })
+	rc := dial(t, replica)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := rc.Do("GET", "k1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.IsError() {
+			if r.Str != "LOADING Redis is loading the dataset in memory" {
+				t.Fatalf("GET during the load: %v", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no LOADING seen during a 2-second load")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	info := infoReplication(t, rc, "replication")
+	if info["master_sync_in_progress"] != "1" || info["master_sync_total_bytes"] != "-1" || info["master_link_status"] != "down" {
+		t.Fatalf("INFO replication during the load: %v", info)
+	}
+	if r, err := rc.Do("TIME"); err != nil || r.IsError() { // flagged loading: it runs
+		t.Fatalf("TIME during the load: %v %v", r, err)
+	}
+	mustDo(t, mc, "OK", "CONFIG", "SET", "rdb-key-save-delay", "0")
+	waitInSync(t, mc, rc)
+	mustDo(t, rc, `"v"`, "GET", "k99")
+}
