@@ -152,8 +152,8 @@ type ReplicaStats struct {
 	LinkUp         bool
 	LastIO         int64 // seconds since the last byte from the master, -1 without a link
 	SyncInProgress bool
-	// SyncTotal and SyncRead are the bytes of the snapshot being loaded (total -1 when the
-	// master streams it without a length) and the bytes read so far; SyncLastIO is LastIO.
+	// SyncTotal and SyncRead are the bytes of the snapshot being loaded (total -1 before its
+	// framing arrives, 0 when the master streams it without a length) and the bytes read.
 	SyncTotal, SyncRead int64
 	ReadOffset          int64 // slave_read_repl_offset
 	Offset              int64 // slave_repl_offset

@@ -78,5 +78,4 @@ func cmdRole(c *Ctx) {
 const (
 	ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
 	ErrMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
-	ErrLoading         = "LOADING Redis is loading the dataset in memory"
 )

@@ -26,13 +26,14 @@
 // eof capa psync2) and asks PSYNC with the point it holds, or PSYNC ? -1 without one. On
 // +FULLRESYNC it reads the snapshot as it arrives, framed either by its length ($<len>) or,
 // sent diskless, by the random mark announced in $EOF:<mark>, which eofReader finds without
-// reading past it. Load empties the keyspace and stores the snapshot key by key through
-// commands.RestoreValueStats, committing exclusive batches of a few hundred keys, so nothing
-// but one element is ever held; the snapshot goes straight into the live keyspace, which is
-// safe because the server answers LOADING to its clients meanwhile (Replica.Loading, from
-// the snapshot's first byte to its last; while the master prepares it, the old data is still
-// served). A load that fails leaves part of the snapshot, and no point, so the next attempt is
-// a full synchronisation again. On +CONTINUE it goes on where it was.
+// reading past it. Load stores the snapshot key by key through commands.RestoreValueStats
+// into a storage.Shadow, fresh physical keyspaces beside the live ones, committing batches of
+// a few hundred keys, so nothing but one element is ever held and no temporary file is
+// written; then it installs the shadow in place of every database in one batch. Clients read
+// the data of before until then (served as stale data, or MASTERDOWN when
+// replica-serve-stale-data is no), and a load that fails (a corrupt snapshot, a master that
+// goes away) leaves that data, and its point, untouched. On +CONTINUE the replica goes on
+// where it was.
 //
 // The command stream is then parsed command by command and applied in order through Host, the
 // server's master client, which keeps the selected database and any MULTI block as a client
@@ -45,9 +46,9 @@
 //
 // The replication ID, offset and selected database that the keyspace reflects are a Point,
 // stored in the PointRecord system record. The server stages it in the batch of every write
-// the replica applies, Load deletes it before a full synchronisation and writes it with the
-// last batch, so the record never claims more or less than the keyspace holds, and a replica
-// restarted after a clean shutdown or a crash continues partially from exactly there.
+// the replica applies, and Load in the batch that installs a snapshot, so the record never
+// claims more or less than the keyspace holds, and a replica restarted after a clean shutdown
+// or a crash continues partially from exactly there.
 //
 // # Where the rest goes
 //

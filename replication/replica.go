@@ -30,6 +30,9 @@ type Host interface {
 	Apply(args [][]byte, at Point)
 	// ResetMaster starts a new master client in database db, with no transaction.
 	ResetMaster(db int)
+	// Replaced says that a full synchronisation replaced the whole keyspace, as FLUSHALL
+	// would have: clients watching keys and tracking them are told.
+	Replaced()
 }
 
 // Options configure a replica's link.
@@ -113,8 +116,8 @@ type Status struct {
 	ReadOffset int64     // read so far (slave_read_repl_offset)
 	LastIO     time.Time // last byte read from the master; zero without a link
 	DownSince  time.Time // when the link went down; zero if it was never up
-	// SyncTotal and SyncRead are the payload size (-1 for a diskless one) and the bytes read
-	// of a full synchronisation in progress.
+	// SyncTotal and SyncRead are the payload size (-1 before it is known, 0 for a diskless
+	// one, as Redis reports them) and the bytes read of a full synchronisation in progress.
 	SyncTotal, SyncRead int64
 	FullSyncs           int64 // full synchronisations loaded
 	PartialSyncs        int64 // partial ones accepted
@@ -129,7 +132,6 @@ type Replica struct {
 	done chan struct{}
 
 	state      atomic.Int32
-	loading    atomic.Bool  // a snapshot is being stored: the keyspace is part old, part new
 	offset     atomic.Int64 // applied
 	readOffset atomic.Int64
 	lastIO     atomic.Int64 // unix nanoseconds
@@ -168,11 +170,6 @@ func (r *Replica) Master() (string, int) { return r.o.MasterHost, r.o.MasterPort
 
 // State returns the link's state.
 func (r *Replica) State() State { return State(r.state.Load()) }
-
-// Loading reports whether a full synchronisation is storing its snapshot now. It starts with
-// the snapshot's first bytes: while the master is still preparing it, the keyspace holds the
-// data of before, which a server may go on serving.
-func (r *Replica) Loading() bool { return r.loading.Load() }
 
 // Status returns a snapshot of the replica.
 func (r *Replica) Status() Status {
@@ -371,6 +368,7 @@ func (r *Replica) session() error {
 		if err != nil {
 			return fmt.Errorf("bad PSYNC reply %q", rep)
 		}
+		r.syncTotal.Store(-1) // until the snapshot's framing arrives
 		r.setState(StateTransfer)
 		at := Point{ID: f[1], Offset: off}
 		if err := r.fullSync(l, at); err != nil {
@@ -427,7 +425,7 @@ func (r *Replica) fullSync(l *link, at Point) error {
 		}
 		e := &eofReader{br: l.br, mark: []byte(mark)}
 		payload, finish = e, e.finish
-		r.syncTotal.Store(-1)
+		r.syncTotal.Store(0) // unknown, as Redis reports it
 	} else {
 		size, err := strconv.ParseInt(line[1:], 10, 64)
 		if err != nil || size < 0 {
@@ -447,10 +445,7 @@ func (r *Replica) fullSync(l *link, at Point) error {
 	r.syncRead.Store(0)
 	defer func() { r.syncTotal.Store(0); r.syncRead.Store(0) }()
 	cr := &countingReader{r: payload, n: &r.syncRead}
-	r.loading.Store(true)
-	err = Load(r.o.Host, cr, at, r.o.MaxBulkLen, r.log)
-	r.loading.Store(false)
-	if err != nil {
+	if err := Load(r.o.Host, cr, at, r.o.MaxBulkLen, r.log); err != nil {
 		return err
 	}
 	return finish()
@@ -473,26 +468,30 @@ const (
 	loadBatchWrites = 16384
 )
 
-// Load empties the keyspace (FLUSHALL as the master client) and loads the RDB snapshot read
-// from src, key by key, committing a batch every few hundred keys; the last batch commits the
-// PointRecord of at, which is deleted first, so that a load cut short leaves none. Nothing of
-// the snapshot is held beyond one element. Streams and module values are skipped and logged;
-// keys of a database the store does not have are skipped too.
+// Load stores the RDB snapshot read from src beside the live keyspace (a storage.Shadow,
+// committed in batches of a few hundred keys) and then puts it in place of the whole keyspace
+// at once, in one batch with the PointRecord of at, and tells h (Host.Replaced). Until then
+// clients read the data of before, with the point of before; a load that fails leaves both.
+// Nothing of the snapshot is held beyond one element. Streams and module values are skipped
+// and logged; keys of a database the store does not have are skipped too.
 func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
 	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
 	if err != nil {
 		return err
 	}
 	st := h.Store()
-	if err := st.PutSystemRecord(PointRecord, nil); err != nil {
+	sh, err := st.NewShadow()
+	if err != nil {
 		return err
 	}
-	h.ResetMaster(0)
-	h.Apply([][]byte{[]byte("FLUSHALL")}, Point{})
 	var t *storage.Txn
+	installed := false
 	defer func() {
 		if t != nil {
 			t.Abort()
+		}
+		if !installed {
+			sh.Abort()
 		}
 	}()
 	commit := func() error {
@@ -526,7 +525,7 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 				continue
 			}
 			if t == nil {
-				t = st.BeginExclusive(db)
+				t = sh.Begin(db)
 			}
 			_, err := commands.RestoreValueStats(t, rec.Key, rec.Value, rec.ExpireAt)
 			if errors.Is(err, rdb.ErrEmptyKey) { // nothing was staged for it
@@ -543,14 +542,18 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 			}
 		}
 	}
+	if err := commit(); err != nil {
+		return err
+	}
 	if skipped > 0 {
 		log.Warn("keys of the master's snapshot not loaded (streams, module values, databases past the databases directive)", "keys", skipped)
 	}
-	if t == nil {
-		t = st.BeginExclusive(0)
+	if err := sh.Install(func(t *storage.Txn) { t.PutSystemRecord(PointRecord, at.Record()) }); err != nil {
+		return err
 	}
-	t.PutSystemRecord(PointRecord, at.Record())
-	return commit()
+	installed = true
+	h.Replaced()
+	return nil
 }
 
 // ackPeriod is how often the replica reports its offset (REPLCONF ACK), as Redis does.

@@ -35,6 +35,11 @@ func (h *fakeHost) ResetMaster(db int) {
 	defer h.mu.Unlock()
 	h.log = append(h.log, fmt.Sprintf("reset %d", db))
 }
+func (h *fakeHost) Replaced() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, "replaced")
+}
 func (h *fakeHost) applied() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -189,7 +194,7 @@ func TestReplicaLink(t *testing.T) {
 	}
 	at := func(n int) int { return 100 + n }
 	want := []string{
-		"reset 0", "FLUSHALL @0/0", "reset 0",
+		"replaced", "reset 0",
 		fmt.Sprintf("SELECT 1 @%d/1", at(len(sel))),
 		fmt.Sprintf("SET k v @%d/1", at(len(sel+set))),
 		fmt.Sprintf("MULTI @%d/1", at(len(sel+set+ping+command("MULTI")))),
@@ -208,12 +213,18 @@ func TestReplicaLink(t *testing.T) {
 }
 
 // TestReplicaBadSnapshot: a snapshot that is corrupt, or cut by the master going away, fails
-// the synchronisation without a point record; the replica asks for a full one again.
+// the synchronisation and leaves the keyspace and its point as they were; the replica asks for
+// a full synchronisation again.
 func TestReplicaBadSnapshot(t *testing.T) {
 	h, r, ln := startLink(t)
 	id := strings.Repeat("ab", 20)
-	if err := h.st.PutSystemRecord(PointRecord, Point{ID: id, Offset: 1}.Record()); err != nil {
-		t.Fatal(err) // a point from before: the first load attempt must remove it
+	old := Point{ID: strings.Repeat("cd", 20), Offset: 1}.Record()
+	if err := h.st.PutSystemRecord(PointRecord, old); err != nil {
+		t.Fatal(err) // the point of the data before
+	}
+	tx := h.st.Begin(0, [][]byte{[]byte("a")}, true)
+	if err := tx.SetString([]byte("a"), []byte("before"), 0); err != nil || tx.Commit() != nil {
+		t.Fatal(err)
 	}
 	good := snapshot(t)
 	bad := append([]byte(nil), good...)
@@ -238,8 +249,14 @@ func TestReplicaBadSnapshot(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		m.c.Close()
-		if rec, _ := h.st.SystemRecord(PointRecord); rec != nil {
+		if rec, _ := h.st.SystemRecord(PointRecord); !bytes.Equal(rec, old) {
 			t.Fatalf("attempt %d: point record %q after a failed load", i, rec)
+		}
+		tx := h.st.Begin(0, [][]byte{[]byte("a")}, false)
+		v, _, _ := tx.GetString([]byte("a"))
+		tx.Abort()
+		if string(v) != "before" || h.st.DBSize(2) != 0 {
+			t.Fatalf("attempt %d: the keyspace changed: a=%q, db 2 has %d keys", i, v, h.st.DBSize(2))
 		}
 	}
 	m := accept(t, ln)
@@ -250,5 +267,14 @@ func TestReplicaBadSnapshot(t *testing.T) {
 	m.expect("REPLCONF ACK 7")
 	if st := r.Status(); st.FullSyncs != 1 || st.Point.ID != id {
 		t.Fatalf("status %+v", st)
+	}
+	tx = h.st.Begin(0, [][]byte{[]byte("a")}, false)
+	v, _, _ := tx.GetString([]byte("a"))
+	tx.Abort()
+	if string(v) != "from the snapshot" || h.st.DBSize(2) != 1 {
+		t.Fatalf("after the load: a=%q, db 2 has %d keys", v, h.st.DBSize(2))
+	}
+	if err := storage.CheckInvariants(h.st); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,8 +15,9 @@ import (
 // The replica side of replication, as the server wires it: REPLICAOF and the replicaof
 // directive start a replication.Replica, which applies the master's stream through
 // replicaHost as the master client (a client of the server without a connection, never
-// refused by a gate, its replies discarded); replicaRefusal is the gate that answers READONLY,
-// MASTERDOWN and LOADING to the other clients. The point each applied write reaches is
+// refused by a gate, its replies discarded); replicaRefusal is the gate that answers READONLY
+// and MASTERDOWN to the other clients. A full synchronisation loads beside the live keyspace
+// (replication.Load), so clients read the data of before until it is installed. The point each applied write reaches is
 // committed in the write's own batch (replication.PointRecord, through Ctx.BeforeCommit), and
 // once more on a clean shutdown, so a restarted replica continues with a partial
 // resynchronisation from exactly what its keyspace holds.
@@ -56,6 +57,22 @@ func (h replicaHost) ResetMaster(db int) {
 	s.repl.master.Store(mc)
 	if s.repl.stamp == nil {
 		s.repl.stamp = h.stamp
+	}
+}
+
+// Replaced marks every client that watches a key and flushes the tracking table: a full
+// synchronisation replaced the whole keyspace.
+func (h replicaHost) Replaced() {
+	s := h.s
+	s.tx.mu.Lock()
+	for _, set := range s.tx.watched {
+		for c := range set {
+			c.tx.dirty.Store(true)
+		}
+	}
+	s.tx.mu.Unlock()
+	if s.trk.armed.Load() {
+		s.trackFlush() // tracking.go
 	}
 }
 
@@ -269,8 +286,9 @@ func (s *Server) replicaStats(rp *replication.Replica, r *commands.ReplicationSt
 	}
 }
 
-// replicaRefusal is the gate of a replica: the error it answers instead of running cmd for a
-// client, or "". Commands the dispatcher refuses (unknown, wrong arity, not authenticated)
+// replicaRefusal is the gate of a replica: READONLY for a write while replica-read-only is
+// yes, MASTERDOWN for a command not flagged stale while the link is down and
+// replica-serve-stale-data is no, or "". Commands the dispatcher refuses (unknown, wrong arity, not authenticated)
 // pass, to be answered by it. EXEC is judged by the commands it would run.
 func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte) string {
 	rp := s.repl.replica.Load()
@@ -291,9 +309,6 @@ func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte)
 	}
 	if v, _ := cfg.Get("replica-serve-stale-data"); !stale && v == "no" && state != replication.StateConnected {
 		return commands.ErrMasterDown
-	}
-	if rp.Loading() && cmd.Flags&commands.FlagLoading == 0 {
-		return commands.ErrLoading
 	}
 	return ""
 }

@@ -353,7 +353,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			c.tx.aborted = c.tx.active
 		}
 	} else if s.refuseOnReplica(c, st.cmd, cmd.Args) {
-		// replica.go: READONLY, MASTERDOWN, LOADING
+		// replica.go: READONLY, MASTERDOWN
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
 		s.afterDispatch(c) // multi.go: keyspace events
