@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 )
 
 // A Shadow loads a whole new keyspace beside the live one, which clients go on reading: each
@@ -52,11 +53,11 @@ func (s *Store) NewShadow() (*Shadow, error) {
 	return sh, nil
 }
 
-// Begin starts a transaction that writes logical database db of the shadow. It excludes
-// every other transaction, as the store's database map may not change under it; commit it
-// in batches. Keys need no locks: no client reads the shadow.
+// Begin starts a transaction that writes logical database db of the shadow; commit it in
+// batches. It takes no key locks and runs beside the clients' transactions: no database maps
+// to the shadow's keyspaces until Install, which waits for it.
 func (sh *Shadow) Begin(db int) *Txn {
-	t := sh.s.BeginExclusive(db)
+	t := sh.s.BeginAt(db, nil, true, time.Now().UnixMilli())
 	if !sh.done && db < len(sh.phys) {
 		t.phys = sh.phys[db]
 	}
