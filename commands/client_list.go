@@ -134,8 +134,8 @@ func clientList(c *Ctx) {
 	now := time.Now()
 	var b strings.Builder
 	for _, ci := range list {
-		if typ != "" && typ != "normal" {
-			continue // no replicas, masters or subscribers are tracked as such
+		if typ != "" && typ != ci.Type() {
+			continue
 		}
 		if ids != nil && !ids[ci.ID] {
 			continue
@@ -221,7 +221,7 @@ func clientKill(c *Ctx) {
 	n := srv.KillClients(c.Client, func(ci *ClientInfo) bool {
 		switch {
 		case id != 0 && ci.ID != id,
-			typ != "" && typ != "normal",
+			typ != "" && typ != ci.Type(),
 			addr != "" && ci.Addr != addr,
 			hasLAddr && ci.LAddr != laddr,
 			hasUser && ci.User != user && !(ci.User == "" && user == "default"),

@@ -89,6 +89,33 @@ type ClientInfo struct {
 	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
 }
 
+// Type is the client's type for CLIENT LIST and CLIENT KILL TYPE: "master" for a replica's
+// master client (flag M), else "normal" (replicas and subscribers are not told apart yet).
+func (ci *ClientInfo) Type() string {
+	if ci.Flags == "M" {
+		return "master"
+	}
+	return "normal"
+}
+
+// Replicator is implemented by a ServerEnv that replicates: REPLICAOF and ROLE.
+type Replicator interface {
+	// ReplicaOf makes the server a replica of host:port, or a master when host is "". It
+	// reports already when the server replicates from host:port already.
+	ReplicaOf(host string, port int) (already bool, err error)
+	// Role returns what ROLE reports.
+	Role() RoleInfo
+}
+
+// RoleInfo is ROLE's reply: a master's offset, or a replica's master, link state and offset.
+type RoleInfo struct {
+	Master     bool
+	Offset     int64
+	MasterHost string
+	MasterPort int
+	State      string // connect, connecting, handshake, sync, connected
+}
+
 // Ctx is one command's execution context.
 type Ctx struct {
 	Args   [][]byte
@@ -139,6 +166,10 @@ type Ctx struct {
 	// Tracked reports that Events name every key the command changed; a write command without
 	// it is taken to have changed all its declared keys.
 	Tracked bool
+	// BeforeCommit, when set, is called with a command's transaction just before its writes
+	// commit, when it staged any (by Run, EXEC and a script's Done): a replica stages its
+	// replication offset in the same batch as the writes it covers.
+	BeforeCommit func(t *storage.Txn)
 	// Staged, when set, is the value of a SET that the server streamed into the value log while
 	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
 	Staged *storage.StagedValue

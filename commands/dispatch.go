@@ -97,6 +97,9 @@ func run(c *Ctx) {
 	if c.OnWrite != nil && changed {
 		c.OnWrite(c) // before the commit, while the keys are locked (see Ctx.OnWrite)
 	}
+	if c.BeforeCommit != nil && changed {
+		c.BeforeCommit(t)
+	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)

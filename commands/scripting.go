@@ -302,6 +302,9 @@ func (sc *scriptCaller) Done(res scripting.Result) {
 		t.Abort()
 		return
 	}
+	if c.BeforeCommit != nil && t.Writes() > 0 {
+		c.BeforeCommit(t)
+	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(sc.start)
 		c.Fail(err)

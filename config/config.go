@@ -59,6 +59,9 @@ type Config struct {
 	// Client-side caching (server/tracking.go).
 	TrackingTableMaxKeys int64 // keys remembered for CLIENT TRACKING clients, default 1000000; 0 = no limit
 
+	// Replication (server/replica.go).
+	ReplicaOf string // "host port" of the master to replicate from; "" = a master
+
 	// inert holds the Redis directives Strata answers without acting on them (redis.go) that
 	// were set away from their defaults. It is replaced, never modified, when one changes.
 	inert map[string]string
@@ -286,6 +289,9 @@ var directives = []*directive{
 	{Directive: Directive{"tracking-table-max-keys", "1000000", "keys remembered for CLIENT TRACKING clients; past it the server invalidates keys to forget them; 0 means no limit"},
 		kind: kindInt, min: 0, max: math.MaxInt64,
 		field: func(c *Config) any { return &c.TrackingTableMaxKeys }},
+	{Directive: Directive{"replicaof", "", "host and port of a master to replicate from (alias slaveof); REPLICAOF changes it while running; empty for a master"},
+		kind: kindString, alias: "slaveof", redisImmutable: true, canon: canonReplicaOf,
+		field: func(c *Config) any { return &c.ReplicaOf }},
 }
 
 // allDirectives is Strata's directives, then Redis's that Strata does not act on (redis.go).
@@ -588,3 +594,18 @@ const (
 	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet | NotifyHash | NotifyZSet |
 		NotifyExpired | NotifyEvicted | NotifyStream | NotifyModule
 )
+
+// canonReplicaOf checks replicaof's value: a host and a port, or nothing.
+func canonReplicaOf(_, arg string) (string, error) {
+	f := strings.Fields(arg)
+	switch {
+	case len(f) == 0:
+		return "", nil
+	case len(f) != 2:
+		return "", errors.New("want a host and a port")
+	}
+	if p, err := strconv.Atoi(f[1]); err != nil || p < 0 || p > 65535 {
+		return "", fmt.Errorf("invalid master port %q", f[1])
+	}
+	return f[0] + " " + f[1], nil
+}

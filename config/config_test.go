@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		"protected-mode":             "yes", "aclfile": "", "acllog-max-len": "128", "tls-port": "0",
 		"tls-cert-file": "", "tls-key-file": "", "tls-ca-cert-file": "", "tls-auth-clients": "yes",
-		"tracking-table-max-keys": "1000000",
+		"tracking-table-max-keys": "1000000", "replicaof": "",
 	}
 	if len(want) != len(directives) {
 		t.Fatalf("test knows %d directives, package has %d", len(want), len(directives))
@@ -78,7 +78,7 @@ func TestDirectivesOrder(t *testing.T) {
 		"busy-reply-threshold", "large-value-threshold", "value-log-gc-ratio",
 		"notify-keyspace-events", "client-output-buffer-limit",
 		"protected-mode", "aclfile", "acllog-max-len", "tls-port", "tls-cert-file", "tls-key-file",
-		"tls-ca-cert-file", "tls-auth-clients", "tracking-table-max-keys"}
+		"tls-ca-cert-file", "tls-auth-clients", "tracking-table-max-keys", "replicaof"}
 	var got []string
 	for _, d := range directives {
 		got = append(got, d.Name)
@@ -341,6 +341,9 @@ var samples = map[string][]string{
 
 	// Client-side caching
 	"tracking-table-max-keys": {"0"},
+
+	// Replication
+	"replicaof": {"127.0.0.1", "6379"},
 }
 
 // fixedDirectives take a single value (appendonly, save): Redis tools read them.

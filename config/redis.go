@@ -71,6 +71,9 @@ func fixed(why, name, alias, def string, k kind, lo, hi int64, values ...string)
 	return d
 }
 
+// used marks a Redis directive stored as inertStored that Strata does act on, with its help.
+func used(help string, d *directive) *directive { d.Help = help; return d }
+
 func hidden(d *directive) *directive { d.hidden = true; return d }
 
 // protected marks a directive Redis's CONFIG SET refuses unless enable-protected-configs is
@@ -145,30 +148,30 @@ var inertDirectives = []*directive{
 	stored("latency-tracking", "", "yes", kindBool, 0, 0),
 	stored("latency-tracking-info-percentiles", "", "50 99 99.9", kindPercentiles, 0, 0),
 
-	// Replication and cluster: Strata runs alone.
-	immutable("replicaof", "slaveof", "", kindString, 0, 0),
+	// Replication. The replica side reads the directives marked used (server/replica.go); the
+	// rest is for the master side, which Strata does not serve yet.
+	used("password sent with AUTH to the master of a replica", stored("masterauth", "", "", kindString, 0, 0)),
+	used("user sent with AUTH to the master of a replica", stored("masteruser", "", "", kindString, 0, 0)),
+	used("yes: a replica refuses writes from its clients (READONLY)", stored("replica-read-only", "slave-read-only", "yes", kindBool, 0, 0)),
+	used("no: while its link is down a replica answers MASTERDOWN to commands not flagged stale", stored("replica-serve-stale-data", "slave-serve-stale-data", "yes", kindBool, 0, 0)),
+	used("a replica's priority for promotion, reported in INFO replication", stored("replica-priority", "slave-priority", "100", kindInt, 0, intMax)),
+	used("seconds after which a replica drops a silent link to its master", stored("repl-timeout", "", "60", kindInt, 1, intMax)),
+	used("address a replica announces to its master (REPLCONF ip-address); empty: none", stored("replica-announce-ip", "slave-announce-ip", "", kindString, 0, 0)),
+	used("port a replica announces to its master (REPLCONF listening-port); 0: its own", stored("replica-announce-port", "slave-announce-port", "0", kindInt, 0, portMax)),
 	fixed("Strata has no replicas; only 0 is accepted", "min-replicas-to-write", "min-slaves-to-write", "0", kindInt, 0, intMax),
 	stored("min-replicas-max-lag", "min-slaves-max-lag", "10", kindInt, 0, intMax),
-	stored("masterauth", "", "", kindString, 0, 0),
-	stored("masteruser", "", "", kindString, 0, 0),
 	stored("repl-backlog-size", "", "1048576", kindSize, 1, longMax),
 	stored("repl-backlog-ttl", "", "3600", kindInt, 0, longMax),
-	stored("repl-timeout", "", "60", kindInt, 1, intMax),
 	stored("repl-ping-replica-period", "repl-ping-slave-period", "10", kindInt, 1, intMax),
 	stored("repl-disable-tcp-nodelay", "", "no", kindBool, 0, 0),
 	stored("repl-diskless-sync", "", "yes", kindBool, 0, 0),
 	stored("repl-diskless-sync-delay", "", "5", kindInt, 0, intMax),
 	stored("repl-diskless-sync-max-replicas", "", "0", kindInt, 0, intMax),
 	stored("repl-diskless-load", "", "disabled", kindEnum, 0, 0, "disabled", "on-empty-db", "swapdb"),
-	stored("replica-serve-stale-data", "slave-serve-stale-data", "yes", kindBool, 0, 0),
-	stored("replica-read-only", "slave-read-only", "yes", kindBool, 0, 0),
 	stored("replica-lazy-flush", "slave-lazy-flush", "no", kindBool, 0, 0),
 	stored("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", kindBool, 0, 0),
 	stored("replica-ignore-disk-write-errors", "", "no", kindBool, 0, 0),
 	stored("replica-announced", "", "yes", kindBool, 0, 0),
-	stored("replica-priority", "slave-priority", "100", kindInt, 0, intMax),
-	stored("replica-announce-ip", "slave-announce-ip", "", kindString, 0, 0),
-	stored("replica-announce-port", "slave-announce-port", "0", kindInt, 0, portMax),
 	stored("propagation-error-behavior", "", "ignore", kindEnum, 0, 0, "ignore", "panic", "panic-on-replicas"),
 	immutable("cluster-enabled", "", "no", kindBool, 0, 0),
 	immutable("cluster-config-file", "", "nodes.conf", kindString, 0, 0),

@@ -103,7 +103,7 @@ func Rewrite(path string, cfg *Config) error {
 // configLine formats one directive line for the config file, quoting values that need it.
 func configLine(cfg *Config, name string) string {
 	v, _ := cfg.Get(name)
-	if name == "bind" {
+	if name == "bind" || name == "replicaof" && v != "" { // several words, as Redis writes them
 		return name + " " + v
 	}
 	return name + " " + configQuote(v)

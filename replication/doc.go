@@ -1,6 +1,6 @@
 // Package replication holds Strata's side of Redis's replication protocol: the identity and
-// offsets a node replicates under, and the backlog from which a replica that lost its link
-// continues without a full resynchronisation.
+// offsets a node replicates under, the backlog from which a replica that lost its link
+// continues without a full resynchronisation, and the replica side: the link to a master.
 //
 // # Identity and offsets
 //
@@ -19,12 +19,41 @@
 // allocated on the first write that reaches it, as Redis creates its backlog with the first
 // replica, so a node that never has a replica spends nothing on it.
 //
+// # The replica side
+//
+// Replica follows one master over one connection at a time. It performs Redis 7.0's
+// handshake (PING, AUTH with masteruser and masterauth, REPLCONF listening-port, REPLCONF capa
+// eof capa psync2) and asks PSYNC with the point it holds, or PSYNC ? -1 without one. On
+// +FULLRESYNC it reads the snapshot as it arrives, framed either by its length ($<len>) or,
+// sent diskless, by the random mark announced in $EOF:<mark>, which eofReader finds without
+// reading past it. Load stores the snapshot key by key through commands.RestoreValueStats
+// into a storage.Shadow, fresh physical keyspaces beside the live ones, committing batches of
+// a few hundred keys, so nothing but one element is ever held and no temporary file is
+// written; then it installs the shadow in place of every database in one batch. Clients read
+// the data of before until then (served as stale data, or MASTERDOWN when
+// replica-serve-stale-data is no), and a load that fails (a corrupt snapshot, a master that
+// goes away) leaves that data, and its point, untouched. On +CONTINUE the replica goes on
+// where it was.
+//
+// The command stream is then parsed command by command and applied in order through Host, the
+// server's master client, which keeps the selected database and any MULTI block as a client
+// does. Each command's bytes count toward the offset, as Redis counts them; the bytes of a
+// MULTI block count when its EXEC runs, so a link cut inside a transaction resumes before its
+// MULTI. REPLCONF GETACK and a ticker once a second answer REPLCONF ACK <offset>. A broken
+// link is retried a second later with PSYNC <replid> <offset+1>.
+//
+// # The point a replica holds
+//
+// The replication ID, offset and selected database that the keyspace reflects are a Point,
+// stored in the PointRecord system record. The server stages it in the batch of every write
+// the replica applies, and Load in the batch that installs a snapshot, so the record never
+// claims more or less than the keyspace holds, and a replica restarted after a clean shutdown
+// or a crash continues partially from exactly there.
+//
 // # Where the rest goes
 //
 // The master side (serving PSYNC and SYNC from a consistent LevelDB snapshot encoded by the rdb
-// package, then the write stream in Redis's propagated form) and the replica side (the
-// handshake, loading a full sync without holding it in memory, applying the stream with its
-// applied offset committed in the same batch as the writes it covers) are built on these two
-// pieces. The package sits below server/, which owns the connections, and above commands/,
-// whose execution produces the stream.
+// package, then the write stream in Redis's propagated form) is built on IDs and the Backlog.
+// The package sits below server/, which owns the connections, the clients and the gates, and
+// above commands/, whose execution produces the stream.
 package replication

@@ -389,6 +389,10 @@ func (s *Server) Clients() []commands.ClientInfo {
 	for i, c := range list {
 		out[i] = c.info()
 	}
+	if ci, ok := s.masterClientInfo(); ok { // replica.go: the master client, flag M
+		out = append(out, ci)
+		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	}
 	return out
 }
 
@@ -450,6 +454,8 @@ func (s *Server) KillClients(self *commands.Client, match func(*commands.ClientI
 		s.mu.Unlock()
 		if c != nil && c.x.killed.CompareAndSwap(false, true) {
 			c.conn.NetConn().Close()
+			n++
+		} else if c == nil && s.killMaster(ci.ID) { // replica.go
 			n++
 		}
 	}

@@ -62,6 +62,26 @@ type ReplicationStats struct {
 	BacklogSize   int
 	BacklogFirst  int64
 	BacklogHist   int
+	// Replica, for a replica (Role "slave"), is the state of its link to the master.
+	Replica *ReplicaStats
+}
+
+// ReplicaStats is INFO replication's view of a replica's link to its master.
+type ReplicaStats struct {
+	MasterHost     string
+	MasterPort     int
+	LinkUp         bool
+	LastIO         int64 // seconds since the last byte from the master, -1 without a link
+	SyncInProgress bool
+	// SyncTotal and SyncRead are the bytes of the snapshot being loaded (total -1 before its
+	// framing arrives, 0 when the master streams it without a length) and the bytes read.
+	SyncTotal, SyncRead int64
+	ReadOffset          int64 // slave_read_repl_offset
+	Offset              int64 // slave_repl_offset
+	DownSince           int64 // seconds since the link went down, -1 if it never was up
+	Priority            int
+	ReadOnly            bool
+	Announced           bool
 }
 
 // CommandStat counts one command's calls for INFO commandstats.
@@ -372,6 +392,32 @@ func infoStats(b *infoBuilder, s *Server, st *Stats) {
 func infoReplication(b *infoBuilder, _ *Server, st *Stats) {
 	r := st.Replication
 	b.kv("role", r.Role)
+	if rs := r.Replica; rs != nil {
+		b.kv("master_host", rs.MasterHost)
+		b.kvi("master_port", int64(rs.MasterPort))
+		b.kv("master_link_status", map[bool]string{true: "up", false: "down"}[rs.LinkUp])
+		b.kvi("master_last_io_seconds_ago", rs.LastIO)
+		b.kv("master_sync_in_progress", boolDigit(rs.SyncInProgress))
+		b.kvi("slave_read_repl_offset", rs.ReadOffset)
+		b.kvi("slave_repl_offset", rs.Offset)
+		if rs.SyncInProgress {
+			perc := 0.0
+			if rs.SyncTotal > 0 {
+				perc = float64(rs.SyncRead) / float64(rs.SyncTotal) * 100
+			}
+			b.kvi("master_sync_total_bytes", rs.SyncTotal)
+			b.kvi("master_sync_read_bytes", rs.SyncRead)
+			b.kvi("master_sync_left_bytes", rs.SyncTotal-rs.SyncRead)
+			b.kv("master_sync_perc", fmt.Sprintf("%.2f", perc))
+			b.kvi("master_sync_last_io_seconds_ago", rs.LastIO)
+		}
+		if !rs.LinkUp {
+			b.kvi("master_link_down_since_seconds", rs.DownSince)
+		}
+		b.kvi("slave_priority", int64(rs.Priority))
+		b.kv("slave_read_only", boolDigit(rs.ReadOnly))
+		b.kv("replica_announced", boolDigit(rs.Announced))
+	}
 	b.kvi("connected_slaves", int64(r.Replicas))
 	b.kv("master_failover_state", "no-failover")
 	b.kv("master_replid", r.ID)

@@ -537,6 +537,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		t.Abort() // server.go: shutdown stopped its script, whose writes are dropped
 		return
 	}
+	if ctx.BeforeCommit != nil && t.Writes() > 0 {
+		ctx.BeforeCommit(t) // replica.go: the master client's offset
+	}
 	if err := t.Commit(); err != nil {
 		ctx.Fail(err)
 		return

@@ -3,17 +3,26 @@ package server
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/replication"
+	"github.com/strata-db/strata/storage"
 )
 
-// replState is the server's replication identity and backlog. Strata is a master without
-// replicas until the replication protocol is served: the backlog stays unallocated and the
-// offset at 0, and INFO replication and ROLE report that state from here.
+// replState is the server's replication identity and backlog, and, on a replica, its link to
+// the master (replica.go). A master serves no replicas yet: the backlog stays unallocated and
+// the offset where it was, and INFO replication and ROLE report that state from here.
 type replState struct {
 	mu      sync.Mutex
 	ids     replication.IDs
 	backlog *replication.Backlog
+
+	change  sync.Mutex                          // serialises REPLICAOF
+	replica atomic.Pointer[replication.Replica] // the link to the master; nil on a master
+	// The master client and the point its command reaches, used by the link's goroutine.
+	master atomic.Pointer[client] // read by CLIENT LIST and CLIENT KILL too
+	at     replication.Point
+	stamp  func(*storage.Txn) // replicaHost.stamp, made once
 }
 
 func (s *Server) initReplication() {
@@ -41,7 +50,7 @@ func (s *Server) replicationStats() ReplicationStats {
 	if b.Active() {
 		first = b.First()
 	}
-	return ReplicationStats{
+	r := ReplicationStats{
 		Role:          "master",
 		ID:            s.repl.ids.ID,
 		ID2:           s.repl.ids.ID2,
@@ -52,4 +61,8 @@ func (s *Server) replicationStats() ReplicationStats {
 		BacklogFirst:  first,
 		BacklogHist:   b.HistLen(),
 	}
+	if rp := s.repl.replica.Load(); rp != nil {
+		s.replicaStats(rp, &r) // replica.go
+	}
+	return r
 }

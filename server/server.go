@@ -172,6 +172,10 @@ func (s *Server) Start() error {
 	s.done = make(chan error, 1)
 	go func() { s.done <- s.rs.Serve(s.ln) }()
 	s.serveTLS() // tls.go: the same callbacks on the TLS listener
+	// replica.go: the replicaof directive
+	if err := s.resumeReplica(); err != nil {
+		s.log.Warn("replication not started", "err", err)
+	}
 	return nil
 }
 
@@ -210,6 +214,7 @@ func (s *Server) Close() error {
 	default:
 	}
 	close(s.closing)
+	s.saveReplicaPoint() // replica.go: nothing more is applied; the offset is kept for a restart
 	s.stopExtra()
 	s.metrics.close()
 	if s.rs != nil {
@@ -353,6 +358,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			c.w.Error(msg)
 			c.tx.aborted = c.tx.active
 		}
+	} else if s.refuseOnReplica(c, st.cmd, cmd.Args) {
+		// replica.go: READONLY, MASTERDOWN
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		if s.monitorsOn() { // monitor.go: a script is shown before the commands it calls
 			if cmd := commands.Lookup(ctx.Args[0]); cmd != nil && commands.IsScriptCommand(cmd) && cmd.CheckArity(len(ctx.Args)) {

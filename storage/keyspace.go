@@ -23,10 +23,19 @@ func (t *Txn) rawMetaInto(phys uint32, key []byte, m *Meta) (bool, error) {
 	return true, decodeMeta(v, m)
 }
 
+// physOf returns the physical keyspace of logical database db: t's own (which a shadow load
+// points elsewhere, shadow.go) or the store's map.
+func (t *Txn) physOf(db int) uint32 {
+	if db == t.db {
+		return t.phys
+	}
+	return t.s.dbmap[db]
+}
+
 // GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
 // not exist or has expired. In a write transaction an expired key is deleted on the way.
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
-	phys := t.s.dbmap[db]
+	phys := t.physOf(db)
 	m, err := t.rawMeta(phys, key)
 	if err != nil || m == nil {
 		return nil, err
@@ -59,7 +68,7 @@ func (t *Txn) GetMetaOf(key []byte, want Type) (*Meta, error) {
 // PutMetaIn stores m as key's metadata in db, keeping the expiry index, the key counters and the
 // garbage queue in step with whatever the key held before.
 func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
-	phys := t.s.dbmap[db]
+	phys := t.physOf(db)
 	ok, err := t.rawMetaInto(phys, key, &t.oldMeta)
 	if err != nil {
 		return err
@@ -81,7 +90,7 @@ func (t *Txn) PutMeta(key []byte, m *Meta) error { return t.PutMetaIn(t.db, key,
 
 // DeleteIn deletes key from db and reports whether a live key was there.
 func (t *Txn) DeleteIn(db int, key []byte) (bool, error) {
-	phys := t.s.dbmap[db]
+	phys := t.physOf(db)
 	old := &t.oldMeta
 	if ok, err := t.rawMetaInto(phys, key, old); err != nil || !ok {
 		return false, err

@@ -163,6 +163,11 @@ func Open(o Options) (*Store, error) {
 		stor.Close()
 		return nil, err
 	}
+	if !s.disk.readOnly.Load() {
+		if err := s.dropCrashedShadow(); err != nil { // shadow.go
+			s.log.Warn("could not drop the keyspace of a load cut short", "err", err)
+		}
+	}
 	if !o.DisableBackgrnd {
 		s.wg.Add(2)
 		go s.expireLoop()

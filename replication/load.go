@@ -1,0 +1,121 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/rdb"
+	"github.com/strata-db/strata/storage"
+)
+
+// Loading a full synchronisation's snapshot into the store.
+
+// countingReader counts the bytes read through it (INFO's master_sync_read_bytes).
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// loadBatchKeys and loadBatchWrites bound one batch of a snapshot load.
+const (
+	loadBatchKeys   = 512
+	loadBatchWrites = 16384
+)
+
+// Load stores the RDB snapshot read from src beside the live keyspace (a storage.Shadow,
+// committed in batches of a few hundred keys) and then puts it in place of the whole keyspace
+// at once, in one batch with the PointRecord of at, and tells h (Host.Replaced). Until then
+// clients read the data of before, with the point of before; a load that fails leaves both.
+// Nothing of the snapshot is held beyond one element. Streams and module values are skipped
+// and logged; keys of a database the store does not have are skipped too.
+func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
+	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
+	if err != nil {
+		return err
+	}
+	st := h.Store()
+	sh, err := st.NewShadow()
+	if err != nil {
+		return err
+	}
+	var t *storage.Txn
+	installed := false
+	defer func() {
+		if t != nil {
+			t.Abort()
+		}
+		if !installed {
+			sh.Abort()
+		}
+	}()
+	commit := func() error {
+		if t == nil {
+			return nil
+		}
+		err := t.Commit()
+		t = nil
+		return err
+	}
+	db, keys, skipped := 0, 0, 0
+	for {
+		rec, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case rdb.RecordSelectDB:
+			if err := commit(); err != nil {
+				return err
+			}
+			db = rec.DB
+		case rdb.RecordFunction:
+			log.Warn("function library in the master's snapshot not loaded")
+		case rdb.RecordKey:
+			if db >= st.Databases() || rec.Value.Kind == rdb.KindStream || rec.Value.Kind == rdb.KindModule {
+				skipped++
+				continue
+			}
+			if t == nil {
+				t = sh.Begin(db)
+			}
+			_, err := commands.RestoreValueStats(t, rec.Key, rec.Value, rec.ExpireAt)
+			if errors.Is(err, rdb.ErrEmptyKey) { // nothing was staged for it
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("key %q: %w", rec.Key, err)
+			}
+			keys++
+			if keys%loadBatchKeys == 0 || t.Writes() > loadBatchWrites {
+				if err := commit(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	if skipped > 0 {
+		log.Warn("keys of the master's snapshot not loaded (streams, module values, databases past the databases directive)", "keys", skipped)
+	}
+	if err := sh.Install(func(t *storage.Txn) { t.PutSystemRecord(PointRecord, at.Record()) }); err != nil {
+		return err
+	}
+	installed = true
+	h.Replaced()
+	return nil
+}
