@@ -1,5 +1,3 @@
-// Package server accepts RESP connections, keeps per-client state and feeds every command
-// through the dispatcher of package commands.
 package server
 
 import (
