@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/scripting"
 )
 
@@ -17,7 +20,7 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 		return nil, false, "Unknown Redis command called from script"
 	case !cmd.CheckArity(len(args)):
 		return nil, false, "Wrong number of args calling Redis command from script"
-	case scriptForbidden(cmd):
+	case scriptForbidden(cmd, args):
 		return nil, false, "This Redis command is not allowed from script"
 	}
 	c := sc.c
@@ -102,7 +105,16 @@ var scriptDenied = map[string]bool{
 	"function": true, "client": true, "config": true, "hello": true, "auth": true, "compact": true, "info": true,
 }
 
-func scriptForbidden(cmd *Command) bool { return cmd.Flags&FlagNoScript != 0 || scriptDenied[cmd.Name] }
+func scriptForbidden(cmd *Command, args [][]byte) bool {
+	if cmd.Flags&FlagNoScript != 0 || scriptDenied[cmd.Name] {
+		return true
+	}
+	if len(cmd.Sub) > 0 && len(args) > 1 { // a subcommand Redis flags noscript (CLUSTER RESET, ...)
+		m := cmddoc.Redis[cmd.Name+"|"+strings.ToLower(string(args[1]))]
+		return slices.Contains(strings.Fields(m.Flags), "noscript")
+	}
+	return false
+}
 
 // mayReplicateCmd lists commands without the write flag that read-only scripts still may not
 // call (Redis's may-replicate).

@@ -51,9 +51,9 @@ func (s *Server) Monitor(ctx *commands.Ctx) {
 	ctx.W.OK()
 }
 
-// dropMonitor forgets a closing client.
+// dropMonitor ends a client's MONITOR mode (RESET, or the connection closes).
 func (s *Server) dropMonitor(c *client) {
-	if !c.x.monitor.Load() {
+	if !c.x.monitor.Swap(false) {
 		return
 	}
 	s.mon.mu.Lock()

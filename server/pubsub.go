@@ -296,7 +296,7 @@ func (s *Server) NumPat() int64 {
 	return int64(len(s.ps.subs[commands.SubPattern]))
 }
 
-// Reset implements RESET: it leaves MULTI, forgets watched keys and subscriptions, and returns
+// Reset implements RESET: it leaves MULTI and MONITOR, forgets watched keys and subscriptions, and returns
 // the connection to database 0, RESP2, no name, replies on and the default user (which needs
 // AUTH again when requirepass is set), as Redis 7.0's clearClientConnectionState does.
 func (s *Server) Reset(ctx *commands.Ctx) {
@@ -305,6 +305,7 @@ func (s *Server) Reset(ctx *commands.Ctx) {
 		s.unwatchAll(c)
 		s.unsubscribeAll(c)
 		s.disableTracking(c) // tracking.go
+		s.dropMonitor(c)     // monitor.go
 	}
 	cl := ctx.Client
 	cl.DB, cl.Proto, cl.Name = 0, 2, ""
