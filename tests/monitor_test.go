@@ -57,6 +57,10 @@ func TestMonitor(t *testing.T) {
 			}
 		}
 		got = append(got, strings.Join(lines, "\n"))
+		// RESET ends MONITOR: the connection answers its own commands and nothing else.
+		mustDo(t, mon, "RESET", "RESET")
+		c.Do("SET", "after-reset", "1")
+		mustDo(t, mon, "PONG", "PING")
 		c2 := dial(t, inst)
 		mustDo(t, c2, "OK", "MULTI")
 		mustDo(t, c2, "QUEUED", "MONITOR")
