@@ -137,6 +137,9 @@ type Ctx struct {
 	OnBlock func(c *Ctx)
 	// NonBlocking makes blocking commands answer at once (inside MULTI and scripts).
 	NonBlocking bool
+	// KeepWrites makes the dispatcher commit the command's writes although it answered an
+	// error: MIGRATE deletes the keys its target took before the error, as Redis does.
+	KeepWrites bool
 	// ErrorCounted is set by a script command whose error reply is the error of a command the
 	// script ran, counted in INFO errorstats when that command failed: it is not counted again.
 	ErrorCounted bool

@@ -89,7 +89,7 @@ func run(c *Ctx) {
 		// Registered while the keys are still locked, so no push can slip in between.
 		c.OnBlock(c)
 	}
-	if c.Blocked || c.W.Len() > start && c.W.Bytes()[start] == '-' {
+	if c.Blocked || c.W.Len() > start && c.W.Bytes()[start] == '-' && !c.KeepWrites {
 		t.Abort()
 		return
 	}

@@ -45,6 +45,19 @@ func cmdDump(c *Ctx) {
 	if !ok {
 		return
 	}
+	if m.Type == storage.TypeString && m.Enc != storage.EncInline {
+		// A value-log string is read from its file straight into the reply, stored raw: the
+		// reply's buffer is the only copy.
+		n, start := m.StringLen(), c.W.Len()
+		err := rdb.RawStringDump(c.W.BulkSpace(rdb.DumpStringSize(n)), n, func(body []byte) error {
+			return c.Txn.ReadStringInto(m, body)
+		})
+		if err != nil {
+			c.W.Truncate(start)
+			c.Fail(err)
+		}
+		return
+	}
 	p, err := dumpPayload(c.Txn, m)
 	if err != nil {
 		c.Fail(err)

@@ -354,12 +354,17 @@ func TestMigrateProtocol(t *testing.T) {
 	if got := MigrateCachedSockets(); got != cached+1 {
 		t.Errorf("cached sockets = %d, want %d", got, cached+1)
 	}
-	// A key the target refuses: its error, with the key kept here.
+	// A key the target refuses: its error, with that key kept here and the key the target
+	// took deleted, as Redis does (the error reply keeps the command's writes).
 	c = migrate("", "3", "1000", "KEYS", "b", "refused")
 	want := "-ERR Target instance replied with error: BUSYKEY Target key name already exists.\r\n"
 	if got := string(c.W.Bytes()); got != want {
 		t.Errorf("refused MIGRATE: %q, want %q", got, want)
 	}
+	if events(c) != "del:b" || replyOf(s, 2, "exists", "b", "refused") != ":1\r\n" {
+		t.Errorf("partly refused MIGRATE: events %q, exists %q", events(c), replyOf(s, 2, "exists", "b", "refused"))
+	}
+	replyOf(s, 2, "set", "b", "again")
 	// After an error the next MIGRATE selects the database again.
 	ft.received()
 	migrate("", "3", "1000", "COPY", "KEYS", "refused")

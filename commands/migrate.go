@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,17 +176,17 @@ options:
 			c.W.Error(ErrMigrateConnect)
 			return
 		}
-		acked, targetErr, ioErr, writing := migrateSend(mc, restores.Bytes(), user, pass, auth, db, len(keys), timeout)
+		ok, targetErr, ioErr, writing := migrateSend(mc, restores.Bytes(), user, pass, auth, db, len(keys), timeout)
 		if ioErr != nil {
 			mc.Close()
-			if retry && acked == 0 && targetErr == "" && !outconn.IsTimeout(ioErr) {
+			if retry && !slices.Contains(ok, true) && targetErr == "" && !outconn.IsTimeout(ioErr) {
 				continue
 			}
 			if targetErr == "" {
 				if writing {
-					c.W.Error(fmt.Sprintf(ErrMigrateIO, "writing"))
+					migrateFinish(c, keys, ok, copyKeys, fmt.Sprintf(ErrMigrateIO, "writing"))
 				} else {
-					c.W.Error(fmt.Sprintf(ErrMigrateIO, "reading"))
+					migrateFinish(c, keys, ok, copyKeys, fmt.Sprintf(ErrMigrateIO, "reading"))
 				}
 				return
 			}
@@ -196,27 +197,45 @@ options:
 			migrateConns.Give(name, mc)
 		}
 		if targetErr != "" {
-			c.W.Error(fmt.Sprintf(ErrMigrateTargetErr, targetErr))
+			migrateFinish(c, keys, ok, copyKeys, fmt.Sprintf(ErrMigrateTargetErr, targetErr))
 			return
 		}
-		break
+		migrateFinish(c, keys, ok, copyKeys, "")
+		return
 	}
+}
+
+// migrateFinish deletes the keys the target acknowledged (unless COPY) and answers OK, or the
+// error msg. As in Redis, what the target took is gone from here even when MIGRATE answers an
+// error, so the command's writes are kept then (Ctx.KeepWrites): a key is never on both sides.
+func migrateFinish(c *Ctx, keys [][]byte, ok []bool, copyKeys bool, msg string) {
+	deleted := false
 	if !copyKeys {
-		for _, k := range keys {
+		for i, k := range keys {
+			if i >= len(ok) || !ok[i] {
+				continue
+			}
 			if _, err := c.Txn.Delete(k); err != nil {
 				c.Fail(err)
 				return
 			}
+			deleted = true
 		}
 	}
-	c.W.OK()
+	if msg == "" {
+		c.W.OK()
+		return
+	}
+	c.KeepWrites = deleted
+	c.W.Error(msg)
 }
 
 // migrateSend writes AUTH, SELECT (when mc has another database selected) and the RESTORE
 // commands (n of them, encoded in restores) to mc in one write, and reads their replies. It
 // returns how many RESTOREs the target acknowledged, the first error the target answered
 // (without its '-'), and a socket error, with writing set when the write failed.
-func migrateSend(mc *outconn.Conn, restores, user, pass []byte, auth bool, db int64, n int, timeout time.Duration) (acked int, targetErr string, ioErr error, writing bool) {
+func migrateSend(mc *outconn.Conn, restores, user, pass []byte, auth bool, db int64, n int, timeout time.Duration) (ok []bool, targetErr string, ioErr error, writing bool) {
+	ok = make([]bool, n)
 	w := resp.NewWriter(nil, 2)
 	defer w.Release()
 	if auth {
@@ -238,24 +257,24 @@ func migrateSend(mc *outconn.Conn, restores, user, pass []byte, auth bool, db in
 	}
 	w.Raw(restores)
 	if err := mc.Write(w.Bytes(), migrateChunk, timeout); err != nil {
-		return 0, "", err, true
+		return ok, "", err, true
 	}
 	var authReply, selReply []byte
 	var err error
 	if auth {
 		if authReply, err = mc.ReadLine(timeout); err != nil {
-			return 0, "", err, false
+			return ok, "", err, false
 		}
 	}
 	if sel {
 		if selReply, err = mc.ReadLine(timeout); err != nil {
-			return 0, "", err, false
+			return ok, "", err, false
 		}
 	}
 	for j := 0; j < n; j++ {
 		line, err := mc.ReadLine(timeout)
 		if err != nil {
-			return acked, targetErr, err, false
+			return ok, targetErr, err, false
 		}
 		var bad []byte
 		switch {
@@ -267,11 +286,11 @@ func migrateSend(mc *outconn.Conn, restores, user, pass []byte, auth bool, db in
 			bad = line
 		}
 		if bad == nil {
-			acked++
+			ok[j] = true
 		} else if targetErr == "" {
 			mc.LastDB = -1
 			targetErr = string(bad[1:])
 		}
 	}
-	return acked, targetErr, nil, false
+	return ok, targetErr, nil, false
 }

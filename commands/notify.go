@@ -134,7 +134,7 @@ func wrapNotify(h func(*Ctx), spec notifySpec) func(*Ctx) {
 		}
 		events := len(c.Events)
 		h(c)
-		if c.Blocked || n.failed() {
+		if c.Blocked || n.failed() && !c.KeepWrites {
 			return
 		}
 		c.Tracked = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -301,5 +302,42 @@ func TestLZFRoundTrip(t *testing.T) {
 	d.Close()
 	if buf.Len() > 1000 {
 		t.Fatalf("a 70000-byte run takes %d bytes", buf.Len())
+	}
+}
+
+// TestRawStringDump: the raw layout of a string's DUMP payload is what the DumpWriter writes
+// for a string LZF cannot shrink, and ParseDump reads it back, at each length-encoding size.
+func TestRawStringDump(t *testing.T) {
+	for _, n := range []int{0, 5, 63, 64, 16383, 16384, 100_000} {
+		s := make([]byte, n)
+		rng := rand.New(rand.NewPCG(uint64(n), 1)) // random bytes: nothing for LZF to find
+		for i := range s {
+			s[i] = byte(rng.Uint32())
+		}
+		dst := make([]byte, DumpStringSize(n))
+		if err := RawStringDump(dst, n, func(b []byte) error { copy(b, s); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		v, err := ParseDump(dst, nil)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		got, err := v.Bytes()
+		if err != nil || !bytes.Equal(got, s) {
+			t.Fatalf("%d bytes: read back %d bytes, %v", n, len(got), err)
+		}
+		if n > 20 {
+			var buf bytes.Buffer
+			dw := NewDumpWriter(&buf)
+			if err := dw.String(s); err != nil || dw.Close() != nil {
+				t.Fatal(err)
+			}
+			if lzfCompress(s) != nil {
+				t.Fatalf("%d random bytes compressed", n)
+			}
+			if !bytes.Equal(buf.Bytes(), dst) {
+				t.Fatalf("%d bytes: raw layout differs from the writer's", n)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 )
 
 // dumpFooter is the 2-byte RDB version and the 8-byte CRC-64 closing a
@@ -75,4 +76,59 @@ func (d *DumpWriter) Close() error {
 	d.out.uint64LE(d.out.sum())
 	d.out.flush()
 	return d.out.err
+}
+
+// DumpStringSize returns the size of the DUMP payload RawStringDump lays out for a string of
+// n bytes.
+func DumpStringSize(n int) int { return 1 + lengthSize(uint64(n)) + n + dumpFooter }
+
+// RawStringDump lays out in dst, which holds DumpStringSize(n) bytes, the DUMP payload of a
+// string of n bytes stored raw (no compression, as Redis stores a string LZF cannot shrink):
+// fill is called with the n bytes where the string goes, and the footer is written after it.
+// A caller with the string in a file reads it straight into place, so a large value takes
+// one buffer, the reply's.
+func RawStringDump(dst []byte, n int, fill func(body []byte) error) error {
+	if len(dst) != DumpStringSize(n) {
+		return errValueState
+	}
+	dst[0] = TypeString
+	h := 1 + putLength(dst[1:], uint64(n))
+	if err := fill(dst[h : h+n]); err != nil {
+		return err
+	}
+	end := h + n
+	dst[end], dst[end+1] = DumpVersion, 0
+	binary.LittleEndian.PutUint64(dst[end+2:], Checksum(dst[:end+2]))
+	return nil
+}
+
+func lengthSize(n uint64) int {
+	switch {
+	case n < 1<<6:
+		return 1
+	case n < 1<<14:
+		return 2
+	case n <= math.MaxUint32:
+		return 5
+	}
+	return 9
+}
+
+// putLength writes n's RDB length encoding at the start of b and returns its size.
+func putLength(b []byte, n uint64) int {
+	switch {
+	case n < 1<<6:
+		b[0] = byte(n)
+		return 1
+	case n < 1<<14:
+		b[0], b[1] = byte(n>>8)|0x40, byte(n)
+		return 2
+	case n <= math.MaxUint32:
+		b[0] = 0x80
+		binary.BigEndian.PutUint32(b[1:], uint32(n))
+		return 5
+	}
+	b[0] = 0x81
+	binary.BigEndian.PutUint64(b[1:], n)
+	return 9
 }

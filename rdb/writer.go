@@ -50,20 +50,7 @@ func (o *output) sum() uint64 { return crcUpdate(o.crc, o.buf) }
 
 func (o *output) length(n uint64) {
 	var b [9]byte
-	switch {
-	case n < 1<<6:
-		o.byte(byte(n))
-	case n < 1<<14:
-		o.write([]byte{byte(n>>8) | 0x40, byte(n)})
-	case n <= math.MaxUint32:
-		b[0] = 0x80
-		binary.BigEndian.PutUint32(b[1:], uint32(n))
-		o.write(b[:5])
-	default:
-		b[0] = 0x81
-		binary.BigEndian.PutUint64(b[1:], n)
-		o.write(b[:9])
-	}
+	o.write(b[:putLength(b[:], n)])
 }
 
 // str writes a string: as an integer when it is one's canonical decimal
