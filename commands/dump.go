@@ -21,8 +21,13 @@ func init() {
 // restoreOptions are the limits RESTORE reads payloads with. RDB versions up to 12 are taken
 // (Redis 7.0 stops at 10, its own): payloads DUMPed or MIGRATEd by Redis 7.2 (11) and 7.4 or
 // 8.x (12) restore too, which is what moving data off a newer Redis needs.
-func restoreOptions(c *Ctx) *rdb.Options {
-	return &rdb.Options{MaxVersion: rdb.MaxVersion, MaxElementLen: stringLimit(c)}
+//
+// A string payload large enough that its value goes to the value log is not copied: the value
+// is written from the payload itself (the argument), which lives until the command ends.
+func restoreOptions(c *Ctx, payload []byte) *rdb.Options {
+	threshold := c.Store.LargeValueThreshold()
+	alias := threshold > 0 && len(payload)-20 >= threshold // a string payload carries at most 20 bytes more than its value
+	return &rdb.Options{MaxVersion: rdb.MaxVersion, MaxElementLen: stringLimit(c), AliasString: alias}
 }
 
 // dumpPayload returns the DUMP payload of the key whose metadata is m.
@@ -126,7 +131,7 @@ func cmdRestore(c *Ctx) {
 		c.W.Error(ErrRestoreTTL)
 		return
 	}
-	v, err := rdb.ParseDump(c.Args[3], restoreOptions(c))
+	v, err := rdb.ParseDump(c.Args[3], restoreOptions(c, c.Args[3]))
 	switch {
 	case errors.Is(err, rdb.ErrVersion) || errors.Is(err, rdb.ErrChecksum):
 		c.W.Error(ErrDumpPayload)

@@ -40,6 +40,7 @@ func ParseDump(payload []byte, opts *Options) (*Value, error) {
 		return nil, ErrChecksum
 	}
 	in := newBytesInput(payload[1:len(payload)-dumpFooter], opts.maxElementLen())
+	in.alias = opts != nil && opts.AliasString && payload[0] == TypeString
 	v, err := newValue(payload[0], in)
 	if err != nil {
 		return nil, err

@@ -129,6 +129,10 @@ type Options struct {
 	// MaxElementLen bounds one string, element or packed blob
 	// (default 512 MiB, Redis's proto-max-bulk-len).
 	MaxElementLen int64
+	// AliasString lets ParseDump return a raw string value as a slice of the payload itself
+	// instead of a copy, for a caller that writes it away before the payload's memory is reused
+	// (RESTORE of a value bound for the value log).
+	AliasString bool
 }
 
 const defaultMaxElementLen = 512 << 20

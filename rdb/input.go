@@ -20,6 +20,7 @@ type input struct {
 	off    int64 // bytes consumed before buf[0]
 	max    int64 // bound on one string or blob
 	err    error // sticky read error of src
+	alias  bool  // readBytes may return a slice of buf (bytes input only)
 }
 
 const inputBufSize = 64 << 10
@@ -111,6 +112,11 @@ func (in *input) readBytes(n uint64) ([]byte, error) {
 	}
 	if rem := in.remaining(); rem >= 0 && n > uint64(rem) {
 		return nil, corrupt("length %d exceeds the %d bytes left", n, rem)
+	}
+	if in.src == nil && in.alias {
+		out := in.buf[in.r : in.r+int(n) : in.r+int(n)]
+		in.r += int(n)
+		return out, nil
 	}
 	if in.src == nil {
 		out := make([]byte, n)

@@ -686,3 +686,7 @@ func (l *valueLog) vliveEntries(file uint32) ([]vliveEntry, error) {
 	it.Release()
 	return out, it.Error()
 }
+
+// LargeValueThreshold returns the size from which a string's value goes to the value log (0
+// when none does).
+func (s *Store) LargeValueThreshold() int { return max(s.vlog.threshold, 0) }
