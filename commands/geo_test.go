@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/config"
-	"github.com/strata-db/strata/internal/resp"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -23,18 +22,12 @@ func TestHLLGeoEvents(t *testing.T) {
 	ke.SetClasses(config.NotifyAll | config.NotifyKeyspace)
 	client := &Client{Proto: 2, Authed: true}
 	run := func(args ...string) (string, string) {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		c := &Ctx{Args: b, Client: client, Store: st, W: w, Env: notifyEnv{config.Default()}, KE: ke}
-		Dispatch(c, false)
+		c := dispatchAs(st, client, notifyEnv{config.Default()}, ke, args...)
 		var evs []string
 		for _, ev := range c.Events {
 			evs = append(evs, fmt.Sprintf("%s:%s", ev.Name, ev.Key))
 		}
-		return strings.TrimSpace(string(w.Bytes())), strings.Join(evs, " ")
+		return strings.TrimSpace(string(c.W.Bytes())), strings.Join(evs, " ")
 	}
 	for _, tc := range []struct {
 		args  []string

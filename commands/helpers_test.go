@@ -31,6 +31,18 @@ func runCommand(s *storage.Store, proto, db int, args ...string) []byte {
 	return c.W.Bytes()
 }
 
+// dispatchAs runs one command through the dispatcher for client cl with env and the keyspace
+// events switch ke (either may be nil) and returns its context, reply and events included.
+func dispatchAs(s *storage.Store, cl *Client, env Env, ke *KeyEvents, args ...string) *Ctx {
+	bargs := make([][]byte, len(args))
+	for i, a := range args {
+		bargs[i] = []byte(a)
+	}
+	c := &Ctx{Args: bargs, Client: cl, Store: s, W: &resp.Writer{Proto: cl.Proto}, Env: env, KE: ke}
+	Dispatch(c, false)
+	return c
+}
+
 // The external tests (package commands_test) use the same two.
 var (
 	TestStore  = testStore

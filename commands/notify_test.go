@@ -8,7 +8,6 @@ import (
 
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/resp"
-	"github.com/strata-db/strata/storage"
 )
 
 // TestNotifierTable checks the event recorders' table against the command table: every entry
@@ -44,21 +43,11 @@ func (e notifyEnv) Config() *config.Config { return e.cfg }
 // checks what they record, and that nothing is recorded while events are off.
 func TestNotifyRecordsEvents(t *testing.T) {
 	EnableKeyEvents()
-	st, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := testStore(t)
 	ke := &KeyEvents{}
 	client := &Client{Proto: 2, Authed: true}
 	run := func(args ...string) (string, string) {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		c := &Ctx{Args: b, Client: client, Store: st, W: w, Env: notifyEnv{config.Default()}, KE: ke}
-		Dispatch(c, false)
+		c := dispatchAs(st, client, notifyEnv{config.Default()}, ke, args...)
 		var evs []string
 		for _, ev := range c.Events {
 			evs = append(evs, fmt.Sprintf("%d:%s:%s", ev.DB, ev.Name, ev.Key))
@@ -66,7 +55,7 @@ func TestNotifyRecordsEvents(t *testing.T) {
 		if len(c.Events) > 0 && !c.Tracked {
 			t.Errorf("%v: events but not tracked", args)
 		}
-		return strings.TrimSpace(string(w.Bytes())), strings.Join(evs, " ")
+		return strings.TrimSpace(string(c.W.Bytes())), strings.Join(evs, " ")
 	}
 	run("SET", "quiet", "1")
 	if _, evs := run("SET", "quiet", "2"); evs != "" {

@@ -13,31 +13,15 @@ type scriptTestEnv struct{ cfg *config.Config }
 
 func (e scriptTestEnv) Config() *config.Config { return e.cfg }
 
-func scriptTestStore(t testing.TB) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 4, DisableBackgrnd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // scriptRunCmd runs one command through the dispatcher on client cl and returns the raw reply.
 func scriptRunCmd(s *storage.Store, cl *Client, args ...string) string {
-	bargs := make([][]byte, len(args))
-	for i, a := range args {
-		bargs[i] = []byte(a)
-	}
-	c := &Ctx{Args: bargs, Client: cl, Store: s, W: &resp.Writer{Proto: cl.Proto}, Env: scriptTestEnv{config.Default()}}
-	Dispatch(c, false)
-	return string(c.W.Bytes())
+	return string(dispatchAs(s, cl, scriptTestEnv{config.Default()}, nil, args...).W.Bytes())
 }
 
 // TestScriptCallRefusals: the checks scriptCaller makes of a command a script calls, in
 // Redis 7.0's words, before anything runs.
 func TestScriptCallRefusals(t *testing.T) {
-	s := scriptTestStore(t)
+	s := testStore(t)
 	cl := &Client{Proto: 2}
 	for _, tt := range []struct{ cmd, src, want string }{
 		{"EVAL", "return redis.pcall('nosuch')", "-ERR Unknown Redis command called from script\r\n"},
@@ -62,7 +46,7 @@ func TestScriptCallRefusals(t *testing.T) {
 // TestScriptWritesKeptOnError: a script that fails after writing keeps its writes (Redis
 // does not roll a script back), and SELECT inside a script changes only the script's database.
 func TestScriptWritesKeptOnError(t *testing.T) {
-	s := scriptTestStore(t)
+	s := testStore(t)
 	cl := &Client{Proto: 2}
 	r := scriptRunCmd(s, cl, "EVAL", "redis.call('set', 'a', '1') redis.call('select', 2) redis.call('set', 'b', '2') error('late')", "0")
 	if !strings.HasPrefix(r, "-ERR user_script:1: late script: ") {
@@ -83,7 +67,7 @@ func TestScriptWritesKeptOnError(t *testing.T) {
 }
 
 func BenchmarkEvalIncr(b *testing.B) {
-	s := scriptTestStore(b)
+	s := testStore(b)
 	cl := &Client{Proto: 2}
 	args := [][]byte{[]byte("EVAL"), []byte("return redis.call('incr', KEYS[1])"), []byte("1"), []byte("ctr")}
 	w := &resp.Writer{Proto: 2}
@@ -100,7 +84,7 @@ func BenchmarkEvalIncr(b *testing.B) {
 // gets an error, and the next scripts still run (an interpreter left inconsistent by a panic
 // that escaped gopher-lua is dropped with its script cache).
 func TestScriptStackFlood(t *testing.T) {
-	s := scriptTestStore(t)
+	s := testStore(t)
 	cl := &Client{Proto: 2}
 	scriptRunCmd(s, cl, "SET", "k", "v")
 	sha := strings.TrimSpace(strings.Split(scriptRunCmd(s, cl, "SCRIPT", "LOAD", "return redis.call('get', 'k')"), "\r\n")[1])
