@@ -261,6 +261,11 @@ func TestIdleTimeout(t *testing.T) {
 			start := time.Now() // before the idle client's last command: its idle time starts later
 			mustDo(t, idle, "PONG", "PING")
 			blocked := dial(t, inst)
+			idReply, err := blocked.Do("CLIENT", "ID")
+			if err != nil {
+				t.Fatal(err)
+			}
+			blockedID := strconv.FormatInt(idReply.Int, 10)
 			if err := blocked.Send("BLPOP", "timeout:list", "0"); err != nil {
 				t.Fatal(err)
 			}
@@ -286,10 +291,22 @@ func TestIdleTimeout(t *testing.T) {
 				t.Errorf("idle client closed after %v, before the timeout", d)
 			}
 			wg.Wait()
-			// The blocked client is still there: a push wakes it.
+			// The blocked client is still there, still blocked, long after its idle time passed.
+			list, err := active.Do("CLIENT", "LIST")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`(?m)^id=` + blockedID + ` .* flags=b `).MatchString(list.Str) {
+				t.Errorf("blocked client %s not listed as blocked after the timeout:\n%s", blockedID, list.Str)
+			}
+			// A push wakes it. redis-server's idle check may close a client in the instant
+			// between its wake-up and the write of its reply (the check looks at the time of
+			// its last read), so only Strata is held to delivering that reply.
 			mustDo(t, active, "(integer) 1", "RPUSH", "timeout:list", "v")
 			r, err := blocked.ReadReply()
-			if err != nil || r.String() != "1) \"timeout:list\"\n2) \"v\"" {
+			if inst.Name == "redis" && err != nil {
+				t.Logf("redis-server closed the woken client before its reply: %v", err)
+			} else if err != nil || r.String() != "1) \"timeout:list\"\n2) \"v\"" {
 				t.Errorf("blocked client after the timeout: %v %v", r, err)
 			}
 		})
