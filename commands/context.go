@@ -173,9 +173,37 @@ type Ctx struct {
 	// commit, when it staged any (by Run, EXEC and a script's Done): a replica stages its
 	// replication offset in the same batch as the writes it covers.
 	BeforeCommit func(t *storage.Txn)
+	// Effects, when a write command sets them (Ctx.Effect), are the commands that repeat its
+	// writes on a replica, in Redis's propagated form (EXPIRE as PEXPIREAT, SPOP as SREM, a
+	// script as the writes it made). A write command that staged writes and set none
+	// propagates its own arguments.
+	Effects [][][]byte
+	// Propagate, when set, receives the effects of a command (or of an EXEC or a script, as
+	// one batch) once its writes have committed, while its keys are still locked, so that the
+	// replication stream orders writes of the same keys as their commits. db is the database
+	// the effects run in. The arguments may be reused once it returns: it copies what it keeps.
+	Propagate func(db int, effects [][][]byte)
 	// Staged, when set, is the value of a SET that the server streamed into the value log while
 	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
 	Staged *storage.StagedValue
+}
+
+// Effect records argv as one of the commands that repeat this command's writes on a replica,
+// in place of the command itself (Ctx.Effects).
+func (c *Ctx) Effect(argv ...[]byte) { c.Effects = append(c.Effects, argv) }
+
+// propagate hands a committed command's effects to c.Propagate once t commits: its Effects, or
+// its own arguments when it set none.
+func (c *Ctx) propagate(t *storage.Txn) {
+	if c.Propagate == nil {
+		return
+	}
+	effects := c.Effects
+	if effects == nil {
+		effects = [][][]byte{c.Args}
+	}
+	send, db := c.Propagate, c.Client.DB
+	t.OnCommitted(func() { send(db, effects) })
 }
 
 // Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout

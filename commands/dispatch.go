@@ -100,6 +100,9 @@ func run(c *Ctx) {
 	if c.BeforeCommit != nil && changed {
 		c.BeforeCommit(t)
 	}
+	if changed {
+		c.propagate(t)
+	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)

@@ -46,6 +46,8 @@ type Txn struct {
 	lastVal   []byte
 	lastFound bool
 	lastOK    bool
+
+	committed []func() // run after a successful commit, before the locks are released
 }
 
 type counterDelta struct {
@@ -159,8 +161,19 @@ func (t *Txn) Commit() error {
 	if err == nil && t.garbage {
 		s.wakeCollector()
 	}
+	if err == nil {
+		for _, f := range t.committed {
+			f()
+		}
+	}
 	return err
 }
+
+// OnCommitted registers f to run once the transaction's writes have committed, before its keys
+// are unlocked: what follows a write in the order of commits (a replication stream) is ordered
+// as the writes of the same keys are. f does not run when the commit fails, when the
+// transaction is aborted, or when it staged nothing.
+func (t *Txn) OnCommitted(f func()) { t.committed = append(t.committed, f) }
 
 func (t *Txn) release() {
 	if t.done {
@@ -187,6 +200,8 @@ func (t *Txn) release() {
 	t.vpend = t.vpend[:0]
 	t.garbage = false
 	t.lastOK, t.lastVal = false, nil
+	clear(t.committed)
+	t.committed = t.committed[:0]
 	t.s = nil
 	txnPool.Put(t)
 }
