@@ -34,6 +34,8 @@ type Server struct {
 	done  chan error
 
 	inflight atomic.Int64 // commands running now
+	// propagateTo receives committed writes' effects (propagate.go), nil when nothing does.
+	propagateTo atomic.Pointer[PropagateFunc]
 	// scriptsStopped is set once Close stops running scripts: an EXEC that ran one then
 	// commits nothing (multi.go), as the script's own writes are dropped.
 	scriptsStopped atomic.Bool
@@ -336,7 +338,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
-		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke}
+		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke, Propagate: s.propagateFunc()}
 	c.w.Proto = c.Proto
 	st := s.beforeCommand(c, cmd.Args)
 	ctx.Now = st.start.UnixMilli()
