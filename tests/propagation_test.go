@@ -1,0 +1,323 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/testutil"
+)
+
+// propagationPair is a redis-server with a recorded replica link and a Strata with a recorded
+// receiver of its committed writes, for comparing what each propagates.
+type propagationPair struct {
+	redis, strata       *testutil.Instance
+	redisRec, strataRec *testutil.StreamRecorder
+	fences              int
+}
+
+// startPropagationPair starts both servers; redisArgs are CONFIG SET pairs applied to both
+// (lazyfree-lazy-expire).
+func startPropagationPair(t *testing.T, config ...string) *propagationPair {
+	t.Helper()
+	p := &propagationPair{redis: testutil.StartRedis(t)}
+	p.strata = testutil.StartStrata(t, activeExpiryFast)
+	for _, inst := range []*testutil.Instance{p.redis, p.strata} {
+		for i := 0; i+1 < len(config); i += 2 {
+			c := testutil.Connect(t, inst.Addr)
+			if r, err := c.Do("CONFIG", "SET", config[i], config[i+1]); err != nil || r.IsError() {
+				t.Fatalf("%s: CONFIG SET %s: %v %v", inst.Name, config[i], r, err)
+			}
+		}
+	}
+	p.redisRec = testutil.AttachReplica(t, p.redis.Addr)
+	p.strataRec = testutil.NewStreamRecorder()
+	p.strata.Server.SetPropagate(p.strataRec.Add)
+	return p
+}
+
+func activeExpiryFast(cfg *config.Config) { cfg.ActiveExpireHz = 100 }
+
+// fence writes a marker key through conn on both servers and waits until each stream carries
+// it; the streams up to it are then complete. It returns the streams without the markers.
+func (p *propagationPair) fence(t *testing.T, redisConn, strataConn *testutil.Conn) (want, got []testutil.Propagated) {
+	t.Helper()
+	p.fences++
+	val := fmt.Sprint("fence-", p.fences)
+	for _, x := range []struct {
+		c   *testutil.Conn
+		rec *testutil.StreamRecorder
+		out *[]testutil.Propagated
+	}{{redisConn, p.redisRec, &want}, {strataConn, p.strataRec, &got}} {
+		if r, err := x.c.Do("SET", "__fence__", val); err != nil || r.IsError() {
+			t.Fatalf("fence: %v %v", r, err)
+		}
+		isFence := func(c testutil.Propagated) bool {
+			return len(c.Args) == 3 && c.Args[0] == "SET" && c.Args[1] == "__fence__" && c.Args[2] == val
+		}
+		if ok, err := x.rec.WaitFor(5*time.Second, isFence); !ok {
+			t.Fatalf("fence %s not propagated (%v): %v", val, err, x.rec.Commands())
+		}
+		for _, c := range x.rec.Commands() {
+			if len(c.Args) > 1 && c.Args[1] == "__fence__" {
+				continue
+			}
+			*x.out = append(*x.out, c)
+		}
+		x.rec.Reset()
+	}
+	return want, got
+}
+
+// runPropagation runs a transcript (testutil.ParseScript's format) on both servers, each on one
+// connection, and fails when the two write streams differ command by command.
+func runPropagation(t *testing.T, p *propagationPair, script string) {
+	t.Helper()
+	steps, err := testutil.ParseScript(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, sc := testutil.Connect(t, p.redis.Addr), testutil.Connect(t, p.strata.Addr)
+	for _, c := range []*testutil.Conn{rc, sc} {
+		for _, st := range steps {
+			if st.Sleep > 0 {
+				time.Sleep(st.Sleep)
+				continue
+			}
+			if _, err := c.Do(st.Args...); err != nil {
+				t.Fatalf("line %d %q: %v", st.Line, st.Text, err)
+			}
+		}
+		c.Do("SELECT", "0")
+	}
+	want, got := p.fence(t, rc, sc)
+	if len(want) == 0 {
+		t.Fatalf("redis-server propagated nothing for the transcript")
+	}
+	if d := testutil.DiffStreams(want, got); d != "" {
+		t.Errorf("write streams differ: %s\nredis:\n%s\nstrata:\n%s", d, render(want), render(got))
+	}
+}
+
+func render(s []testutil.Propagated) string {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteString("  " + c.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestPropagationStrings(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+set a 1
+set a 2 nx
+set b 1 ex 100
+set b 2 px 100000 get
+set c 1 exat 4102444800
+set c 2 pxat 4102444800000
+set d 1 keepttl
+setex e 100 v
+psetex f 100000 v
+getex b ex 200
+getex b persist
+getex b persist
+getex c pxat 4102444801000
+getex a
+getdel a
+getdel a
+incrbyfloat n 1.5
+incrbyfloat n 2
+set t 1 ex 100
+incrbyfloat t 0.25
+incr i
+append s x
+setrange s 3 y
+mset m1 1 m2 2
+msetnx m1 1 m3 3
+getset s z
+set neg 1 px -5
+set old 1 exat 1
+`)
+}
+
+func TestPropagationExpire(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+set k 1
+expire k 100
+pexpire k 100000 gt
+expireat k 4102444800
+pexpireat k 4102444800000
+expire k 50 nx
+expire missing 100
+persist k
+persist k
+set gone 1
+expire gone -1
+set gone2 1
+pexpireat gone2 1
+hset h f v
+expire h 0
+`)
+	q := startPropagationPair(t, "lazyfree-lazy-expire", "yes")
+	runPropagation(t, q, `
+set gone 1
+expire gone -1
+set g2 1 ex 100
+getex g2 pxat 1
+`)
+}
+
+func TestPropagationCollections(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+hset h a 1 b 2
+hincrbyfloat h a 1.5
+hincrbyfloat h c 2
+hincrby h b 3
+hdel h a
+sadd s a
+srandmember s
+srandmember s 5
+spop s
+spop s
+sadd s2 a b c
+spop s2 2
+spop s2 5
+sadd s3 a b
+spop s3 0
+spop missing
+rpush l a b c d e
+lpop l
+rpop l 2
+lmpop 1 l left count 1
+lmpop 2 nol l right count 5
+lmpop 1 nol left
+zadd z 1 a 2 b 3 c 4 d
+zpopmin z
+zmpop 1 z max count 2
+zpopmax z 5
+zmpop 1 z min
+zadd z2 1 a 2 b
+zincrby z2 2 a
+zrem z2 b
+pfadd hll a b c
+pfcount hll
+pfcount hll
+pfadd hll a
+pfcount hll
+`)
+}
+
+func TestPropagationKeyspace(t *testing.T) {
+	p := startPropagationPair(t)
+	c := testutil.Connect(t, p.redis.Addr)
+	c.Do("SET", "dumped", "val")
+	testutil.Connect(t, p.strata.Addr).Do("SET", "dumped", "val")
+	dump, err := c.Do("DUMP", "dumped")
+	if err != nil || dump.Kind != testutil.KindBulk {
+		t.Fatalf("DUMP: %v %v", dump, err)
+	}
+	var quoted strings.Builder
+	quoted.WriteByte('"')
+	for _, b := range []byte(dump.Str) {
+		fmt.Fprintf(&quoted, "\\x%02x", b)
+	}
+	quoted.WriteByte('"')
+	runPropagation(t, p, strings.ReplaceAll(`
+set a 1
+rename a b
+renamenx b c
+copy c d
+copy c e db 2
+move e 3
+select 3
+set x 1
+select 0
+swapdb 0 3
+select 3
+set y 1
+flushdb
+select 0
+set z 1 ex 100
+restore r 0 DUMP
+restore r2 100000 DUMP
+restore r3 4102444800000 DUMP absttl
+restore r3 0 DUMP replace
+del b c d missing
+unlink z
+rpush src 3 1 2
+sort src store dst
+sort src
+geoadd g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania
+geosearchstore gd g fromlonlat 15 37 byradius 200 km asc
+georadius g 15 37 200 km store gr
+flushall
+`, "DUMP", quoted.String()))
+}
+
+func TestPropagationMultiExec(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+multi
+set a 1
+incr a
+get a
+exec
+multi
+set b 1
+get b
+exec
+multi
+get a
+exec
+multi
+set c 1
+expire c 100
+select 2
+set d 1
+exec
+select 0
+multi
+set e 1 nx
+set e 2 nx
+exec
+multi
+set e 3 nx
+incr e
+exec
+`)
+}
+
+func TestPropagationScripts(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+eval "redis.call('set', KEYS[1], 'v'); redis.call('expire', KEYS[1], 100); return 1" 1 s1
+eval "return redis.call('set', KEYS[1], 'w')" 1 s2
+eval "return redis.call('get', KEYS[1])" 1 s2
+eval "redis.call('spop', KEYS[1]); return redis.call('incrbyfloat', KEYS[2], 1)" 2 nos f
+eval "redis.call('sadd', KEYS[1], 'a'); redis.call('spop', KEYS[1]); redis.call('select', 4); redis.call('set', KEYS[2], 1); return 1" 2 ss y
+eval "redis.call('set', KEYS[1], 1, 'nx'); return 1" 1 s2
+function load "#!lua name=lib\nredis.register_function('f', function(keys) return redis.call('incr', keys[1]) end)"
+fcall f 1 cnt
+`)
+}
+
+func TestPropagationActiveExpiry(t *testing.T) {
+	for _, lazy := range []string{"no", "yes"} {
+		t.Run("lazyfree-lazy-expire="+lazy, func(t *testing.T) {
+			p := startPropagationPair(t, "lazyfree-lazy-expire", lazy)
+			runPropagation(t, p, `
+set short 1 px 50
+select 5
+hset shorth f v
+pexpire shorth 50
+select 0
+!sleep 600
+`)
+		})
+	}
+}
