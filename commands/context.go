@@ -176,7 +176,7 @@ type Ctx struct {
 	// Effects, when a write command sets them (Ctx.Effect), are the commands that repeat its
 	// writes on a replica, in Redis's propagated form (EXPIRE as PEXPIREAT, SPOP as SREM, a
 	// script as the writes it made). A write command that staged writes and set none
-	// propagates its own arguments.
+	// propagates its own arguments; an empty, non-nil Effects propagates nothing.
 	Effects [][][]byte
 	// Propagate, when set, receives the effects of a command (or of an EXEC or a script, as
 	// one batch) once its writes have committed, while its keys are still locked, so that the
@@ -193,17 +193,14 @@ type Ctx struct {
 func (c *Ctx) Effect(argv ...[]byte) { c.Effects = append(c.Effects, argv) }
 
 // propagate hands a committed command's effects to c.Propagate once t commits: its Effects, or
-// its own arguments when it set none.
+// its own arguments when it set none, wrapped in MULTI/EXEC when they are several (EffectLog).
 func (c *Ctx) propagate(t *storage.Txn) {
 	if c.Propagate == nil {
 		return
 	}
-	effects := c.Effects
-	if effects == nil {
-		effects = [][][]byte{c.Args}
-	}
-	send, db := c.Propagate, c.Client.DB
-	t.OnCommitted(func() { send(db, effects) })
+	var l EffectLog
+	l.Add(c.Client.DB, c)
+	l.SendOnCommit(t, c.Propagate)
 }
 
 // Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout

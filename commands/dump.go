@@ -169,8 +169,16 @@ func cmdRestore(c *Ctx) {
 			c.Fail(err)
 			return
 		}
+		c.Effects = [][][]byte{} // nothing stored: only the deletion of a replaced key propagates
+		if old != nil {
+			c.Effect(verbDel, key)
+		}
 		c.W.OK()
 		return
+	}
+	if ttl != 0 && !absTTL {
+		c.effectArgs(nil, 2, numArg(expireAt))
+		c.Effects[0] = append(c.Effects[0], wordABSTTL)
 	}
 	c.Signal(key) // wakes clients blocked on the key
 	c.W.OK()

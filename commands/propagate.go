@@ -1,0 +1,130 @@
+package commands
+
+import (
+	"strconv"
+
+	"github.com/strata-db/strata/storage"
+)
+
+// Propagated forms. A write command whose arguments would not repeat its writes on a replica
+// records what does (Ctx.Effect): relative times become absolute (EXPIRE as PEXPIREAT, SET EX
+// as SET PXAT), computed results their values (INCRBYFLOAT as SET KEEPTTL, HINCRBYFLOAT as
+// HSET), random or blocking choices what they chose (SPOP as SREM, BLPOP as LPOP). The verbs
+// are upper-case, as Redis writes them in its stream. EXEC and scripts gather the effects of
+// the commands they run (EffectLog) and send them as one block, wrapped in MULTI/EXEC when
+// there are several, as Redis 7.0 does.
+
+// Verbs and keywords of the propagated forms.
+var (
+	verbDel       = []byte("DEL")
+	verbUnlink    = []byte("UNLINK")
+	verbPExpireAt = []byte("PEXPIREAT")
+	verbPersist   = []byte("PERSIST")
+	verbSet       = []byte("SET")
+	verbHSet      = []byte("HSET")
+	verbSRem      = []byte("SREM")
+	verbLPop      = []byte("LPOP")
+	verbRPop      = []byte("RPOP")
+	verbLMove     = []byte("LMOVE")
+	verbRPopLPush = []byte("RPOPLPUSH")
+	verbZPopMin   = []byte("ZPOPMIN")
+	verbZPopMax   = []byte("ZPOPMAX")
+	verbMulti     = []byte("MULTI")
+	verbExec      = []byte("EXEC")
+	verbSelect    = []byte("SELECT")
+	wordPXAT      = []byte("PXAT")
+	wordKeepTTL   = []byte("KEEPTTL")
+	wordABSTTL    = []byte("ABSTTL")
+)
+
+// numArg formats n as a command argument.
+func numArg(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+// lazy reports whether the lazy-freeing directive (lazyfree-lazy-expire, ...) is yes: the
+// deletions it governs propagate as UNLINK rather than DEL.
+func (c *Ctx) lazy(directive string) bool {
+	if c.Env == nil {
+		return false
+	}
+	v, _ := c.Env.Config().Get(directive)
+	return v == "yes"
+}
+
+// effectDelete records the deletion of key as DEL, or UNLINK when directive is yes.
+func (c *Ctx) effectDelete(directive string, key []byte) {
+	verb := verbDel
+	if c.lazy(directive) {
+		verb = verbUnlink
+	}
+	c.Effect(verb, key)
+}
+
+// effectArgs records the command's own arguments with verb in place of the name (nil keeps
+// it) and argument i replaced by v for each i, v pair of repl.
+func (c *Ctx) effectArgs(verb []byte, repl ...any) {
+	argv := append([][]byte(nil), c.Args...)
+	if verb != nil {
+		argv[0] = verb
+	}
+	for j := 0; j+1 < len(repl); j += 2 {
+		argv[repl[j].(int)] = repl[j+1].([]byte)
+	}
+	c.Effect(argv...)
+}
+
+// effectsOf returns what c propagates: its Effects, or its own arguments when it set none.
+func effectsOf(c *Ctx) [][][]byte {
+	if c.Effects != nil {
+		return c.Effects
+	}
+	return [][][]byte{c.Args}
+}
+
+// EffectLog gathers the effects of the commands an EXEC or a script runs, each in the database
+// it ran in, and sends them as one block once the batch has committed.
+type EffectLog struct {
+	dbs  []int
+	cmds [][][]byte
+}
+
+// Add records the effects of sub, a command that staged writes in database db.
+func (l *EffectLog) Add(db int, sub *Ctx) {
+	for _, argv := range effectsOf(sub) {
+		l.dbs = append(l.dbs, db)
+		l.cmds = append(l.cmds, argv)
+	}
+}
+
+// Len returns the number of commands recorded.
+func (l *EffectLog) Len() int { return len(l.cmds) }
+
+// SendOnCommit hands the recorded effects to send once t commits: alone when there is one,
+// wrapped in MULTI/EXEC when there are several, as Redis 7.0 propagates a transaction or a
+// script. A database change inside the block is a SELECT, and the block ends back in the
+// database it started in, so that the receiver's idea of the stream's database stays right.
+func (l *EffectLog) SendOnCommit(t *storage.Txn, send func(db int, effects [][][]byte)) {
+	if send == nil || len(l.cmds) == 0 {
+		return
+	}
+	first := l.dbs[0]
+	var out [][][]byte
+	wrap := len(l.cmds) > 1
+	if wrap {
+		out = append(out, [][]byte{verbMulti})
+	}
+	cur := first
+	for i, argv := range l.cmds {
+		if l.dbs[i] != cur {
+			cur = l.dbs[i]
+			out = append(out, [][]byte{verbSelect, numArg(int64(cur))})
+		}
+		out = append(out, argv)
+	}
+	if cur != first {
+		out = append(out, [][]byte{verbSelect, numArg(int64(first))})
+	}
+	if wrap {
+		out = append(out, [][]byte{verbExec})
+	}
+	t.OnCommitted(func() { send(first, out) })
+}
