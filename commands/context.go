@@ -183,6 +183,9 @@ type Ctx struct {
 	// replication stream orders writes of the same keys as their commits. db is the database
 	// the effects run in. The arguments may be reused once it returns: it copies what it keeps.
 	Propagate func(db int, effects [][][]byte)
+	// scriptEffects, set by a script that EXEC runs, are the writes the script made, which
+	// EXEC propagates in its place.
+	scriptEffects *EffectLog
 	// Staged, when set, is the value of a SET that the server streamed into the value log while
 	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
 	Staged *storage.StagedValue

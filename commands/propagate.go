@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/strata-db/strata/storage"
@@ -72,6 +73,14 @@ func (c *Ctx) effectArgs(verb []byte, repl ...any) {
 	c.Effect(argv...)
 }
 
+// propagateNow hands the command's own arguments to c.Propagate at once, for a command that
+// changes state outside any transaction (FUNCTION LOAD, DELETE, FLUSH, RESTORE).
+func (c *Ctx) propagateNow() {
+	if c.Propagate != nil {
+		c.Propagate(c.Client.DB, [][][]byte{c.Args})
+	}
+}
+
 // effectsOf returns what c propagates: its Effects, or its own arguments when it set none.
 func effectsOf(c *Ctx) [][][]byte {
 	if c.Effects != nil {
@@ -87,11 +96,30 @@ type EffectLog struct {
 	cmds [][][]byte
 }
 
-// Add records the effects of sub, a command that staged writes in database db.
+// Add records the effects of sub, a command that staged writes in database db: a script's
+// are the writes it made, each in its own database.
 func (l *EffectLog) Add(db int, sub *Ctx) {
+	if se := sub.scriptEffects; se != nil {
+		l.dbs = append(l.dbs, se.dbs...)
+		l.cmds = append(l.cmds, se.cmds...)
+		return
+	}
 	for _, argv := range effectsOf(sub) {
 		l.dbs = append(l.dbs, db)
 		l.cmds = append(l.cmds, argv)
+	}
+}
+
+// AddCopy is Add for a command whose arguments the caller reuses: it keeps copies.
+func (l *EffectLog) AddCopy(db int, sub *Ctx) {
+	n := len(l.cmds)
+	l.Add(db, sub)
+	for i := n; i < len(l.cmds); i++ {
+		argv := make([][]byte, len(l.cmds[i]))
+		for j, a := range l.cmds[i] {
+			argv[j] = bytes.Clone(a)
+		}
+		l.cmds[i] = argv
 	}
 }
 

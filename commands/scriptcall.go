@@ -45,7 +45,7 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 	sc.w.Reset()
 	sc.w.Proto = call.RESP
 	sc.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &sc.w, Env: c.Env, KE: c.KE,
-		Script: c}
+		Script: c, Propagate: c.Propagate}
 	c.Client.DB = sc.db
 	before := c.Txn.Writes()
 	began := time.Now()
@@ -71,6 +71,9 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 			c.OnWrite(&sc.sub) // mark the clients that WATCH what the command changed
 		}
 		c.Events = append(c.Events, sc.sub.Events...)
+		if c.Propagate != nil && c.Txn.Writes() > before {
+			sc.effects.AddCopy(sc.db, &sc.sub) // the script's arguments are reused by its next call
+		}
 	}
 	if c.Client.DB != sc.db {
 		sc.db = c.Client.DB

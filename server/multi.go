@@ -495,6 +495,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	watching := s.ke.Watching()
 	var events []commands.Event
 	var ready []commands.ReadyKey
+	var effects commands.EffectLog // propagate.go: the writes, in MULTI/EXEC when several
 	for i, q := range queue {
 		if commands.ExecDeferred(q.cmd) {
 			parts[i] = part{-1, -1}
@@ -502,7 +503,8 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			continue
 		}
 		sub := commands.Ctx{Args: q.args, Cmd: q.cmd, Client: ctx.Client, Store: s.store, Txn: t,
-			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead} // OnRead: for the scripts EXEC runs
+			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead, // OnRead: for the scripts EXEC runs
+			Propagate: ctx.Propagate} // read by the command for what it records; EXEC sends it
 		cmdDB := ctx.Client.DB
 		before := t.Writes()
 		start := w.Len()
@@ -526,6 +528,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		if failed {
 			continue
 		}
+		if ctx.Propagate != nil && t.Writes() > before {
+			effects.Add(cmdDB, &sub)
+		}
 		events = append(events, sub.Events...)
 		if watching && t.Writes() > before {
 			s.touchChanged(&sub, cmdDB)
@@ -540,6 +545,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	if ctx.BeforeCommit != nil && t.Writes() > 0 {
 		ctx.BeforeCommit(t) // replica.go: the master client's offset
 	}
+	effects.SendOnCommit(t, ctx.Propagate)
 	if err := t.Commit(); err != nil {
 		ctx.Fail(err)
 		return

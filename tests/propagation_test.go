@@ -315,6 +315,14 @@ multi
 set e 3 nx
 incr e
 exec
+multi
+eval "redis.call('set', KEYS[1], 'v'); redis.call('select', 6); redis.call('incrbyfloat', KEYS[1], 1); return 1" 1 ms
+get ms
+lpush ml a
+exec
+multi
+eval "redis.call('incrbyfloat', KEYS[1], 1); return 1" 1 ms2
+exec
 `)
 }
 
