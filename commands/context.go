@@ -195,9 +195,10 @@ type Ctx struct {
 // in place of the command itself (Ctx.Effects).
 func (c *Ctx) Effect(argv ...[]byte) { c.Effects = append(c.Effects, argv) }
 
-// propagate hands a committed command's effects to c.Propagate once t commits: its Effects, or
+// PropagateOnCommit hands the command's effects to c.Propagate once t commits: its Effects, or
 // its own arguments when it set none, wrapped in MULTI/EXEC when they are several (EffectLog).
-func (c *Ctx) propagate(t *storage.Txn) {
+// Run calls it for the commands it commits, the server for the blocked commands it serves.
+func (c *Ctx) PropagateOnCommit(t *storage.Txn) {
 	if c.Propagate == nil {
 		return
 	}

@@ -101,7 +101,7 @@ func run(c *Ctx) {
 		c.BeforeCommit(t)
 	}
 	if changed {
-		c.propagate(t)
+		c.PropagateOnCommit(t)
 	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)

@@ -355,3 +355,44 @@ select 0
 		})
 	}
 }
+
+// TestPropagationBlockingWake checks the propagated form of blocking pops served on a wake-up:
+// each blocks on one connection until another pushes, and propagates as its non-blocking form
+// after the push.
+func TestPropagationBlockingWake(t *testing.T) {
+	p := startPropagationPair(t)
+	cases := [][2]string{
+		{"blpop l1 l 0", "rpush l a b"},
+		{"brpop l2 lb 0", "rpush lb c"},
+		{"blmove m dst left right 0", "rpush m x y"},
+		{"brpoplpush m2 dst 0", "rpush m2 x"},
+		{"blmpop 0 2 n1 n left count 5", "rpush n a b c"},
+		{"bzpopmin z1 z 0", "zadd z 1 a 2 b"},
+		{"bzpopmax zb 0", "zadd zb 3 c"},
+		{"bzmpop 0 1 zz max count 2", "zadd zz 1 a 2 b 3 c"},
+	}
+	var conns [2][2]*testutil.Conn
+	for i, inst := range []*testutil.Instance{p.redis, p.strata} {
+		blocked, pusher := testutil.Connect(t, inst.Addr), testutil.Connect(t, inst.Addr)
+		conns[i] = [2]*testutil.Conn{blocked, pusher}
+		for _, c := range cases {
+			if err := blocked.Send(strings.Fields(c[0])...); err != nil {
+				t.Fatal(err)
+			}
+			waitBlocked(t, pusher, 1)
+			if r, err := pusher.Do(strings.Fields(c[1])...); err != nil || r.IsError() {
+				t.Fatalf("%s: %s: %v %v", inst.Name, c[1], r, err)
+			}
+			if r, err := blocked.ReadReply(); err != nil || r.IsNil() || r.IsError() {
+				t.Fatalf("%s: %s not served: %v %v", inst.Name, c[0], r, err)
+			}
+		}
+	}
+	want, got := p.fence(t, conns[0][1], conns[1][1])
+	if n := len(want); n != 2*len(cases) {
+		t.Fatalf("redis-server propagated %d commands, want %d:\n%s", n, 2*len(cases), render(want))
+	}
+	if d := testutil.DiffStreams(want, got); d != "" {
+		t.Errorf("write streams differ: %s\nredis:\n%s\nstrata:\n%s", d, render(want), render(got))
+	}
+}
