@@ -400,7 +400,7 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		}
 		return nil, serveEmpty, nil
 	}
-	s.tx.onWrite(&ctx) // the pop marks watchers and invalidates tracked keys
+	s.tx.onWrite(&ctx)       // the pop marks watchers and invalidates tracked keys
 	ctx.PropagateOnCommit(t) // the pop in its non-blocking form (LPOP, LMOVE, ZPOPMIN)
 	if err := t.Commit(); err != nil {
 		wr.Reset()
