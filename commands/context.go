@@ -183,6 +183,10 @@ type Ctx struct {
 	// replication stream orders writes of the same keys as their commits. db is the database
 	// the effects run in. The arguments may be reused once it returns: it copies what it keeps.
 	Propagate func(db int, effects [][][]byte)
+	// KeepExpired makes the command's transaction read keys whose time to live has passed as
+	// live (storage.Txn.KeepExpired): the master client of a replica runs so, and a key goes
+	// when the master's DEL comes.
+	KeepExpired bool
 	// scriptEffects, set by a script that EXEC runs, are the writes the script made, which
 	// EXEC propagates in its place.
 	scriptEffects *EffectLog
@@ -195,15 +199,16 @@ type Ctx struct {
 // in place of the command itself (Ctx.Effects).
 func (c *Ctx) Effect(argv ...[]byte) { c.Effects = append(c.Effects, argv) }
 
-// PropagateOnCommit hands the command's effects to c.Propagate once t commits: its Effects, or
-// its own arguments when it set none, wrapped in MULTI/EXEC when they are several (EffectLog).
+// PropagateOnCommit hands the command's effects to c.Propagate once t, begun for the command,
+// commits: the deletions of the expired keys it met, then its Effects, or its own arguments
+// when it set none, wrapped in MULTI/EXEC when they are several (EffectLog).
 // Run calls it for the commands it commits, the server for the blocked commands it serves.
 func (c *Ctx) PropagateOnCommit(t *storage.Txn) {
 	if c.Propagate == nil {
 		return
 	}
 	var l EffectLog
-	l.Add(c.Client.DB, c)
+	l.AddCommand(c.Client.DB, c, t, storage.TxnMark{})
 	l.SendOnCommit(t, c.Propagate)
 }
 

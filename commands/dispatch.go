@@ -64,6 +64,9 @@ func run(c *Ctx) {
 		}
 		c.Txn = c.Store.BeginAt(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0, now)
 	}
+	if c.KeepExpired && c.Txn != nil {
+		c.Txn.KeepExpired()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))

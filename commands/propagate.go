@@ -96,9 +96,27 @@ type EffectLog struct {
 	cmds [][][]byte
 }
 
-// Add records the effects of sub, a command that staged writes in database db: a script's
-// are the writes it made, each in its own database.
-func (l *EffectLog) Add(db int, sub *Ctx) {
+// AddCommand records what sub, run in database db in transaction t from mark m on, propagates:
+// the deletions of the keys it found expired (DEL, or UNLINK by lazyfree-lazy-expire), then its
+// effects when it staged any other write.
+func (l *EffectLog) AddCommand(db int, sub *Ctx, t *storage.Txn, m storage.TxnMark) {
+	expired, writes := t.Since(m)
+	for _, k := range expired {
+		verb := verbDel
+		if sub.lazy("lazyfree-lazy-expire") {
+			verb = verbUnlink
+		}
+		l.dbs = append(l.dbs, k.DB)
+		l.cmds = append(l.cmds, [][]byte{verb, k.Key})
+	}
+	if writes > 0 {
+		l.add(db, sub)
+	}
+}
+
+// add records the effects of sub, a command that staged writes in database db: a script's are
+// the writes it made, each in its own database.
+func (l *EffectLog) add(db int, sub *Ctx) {
 	if se := sub.scriptEffects; se != nil {
 		l.dbs = append(l.dbs, se.dbs...)
 		l.cmds = append(l.cmds, se.cmds...)
@@ -110,10 +128,10 @@ func (l *EffectLog) Add(db int, sub *Ctx) {
 	}
 }
 
-// AddCopy is Add for a command whose arguments the caller reuses: it keeps copies.
-func (l *EffectLog) AddCopy(db int, sub *Ctx) {
+// AddCopy is AddCommand for a command whose arguments the caller reuses: it keeps copies.
+func (l *EffectLog) AddCopy(db int, sub *Ctx, t *storage.Txn, m storage.TxnMark) {
 	n := len(l.cmds)
-	l.Add(db, sub)
+	l.AddCommand(db, sub, t, m)
 	for i := n; i < len(l.cmds); i++ {
 		argv := make([][]byte, len(l.cmds[i]))
 		for j, a := range l.cmds[i] {

@@ -48,6 +48,7 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 		Script: c, Propagate: c.Propagate}
 	c.Client.DB = sc.db
 	before := c.Txn.Writes()
+	mark := c.Txn.Mark()
 	began := time.Now()
 	if cmd.Name == "dbsize" {
 		// DBSIZE reads the store's counters under the store lock the script holds: count the
@@ -71,8 +72,8 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 			c.OnWrite(&sc.sub) // mark the clients that WATCH what the command changed
 		}
 		c.Events = append(c.Events, sc.sub.Events...)
-		if c.Propagate != nil && c.Txn.Writes() > before {
-			sc.effects.AddCopy(sc.db, &sc.sub) // the script's arguments are reused by its next call
+		if c.Propagate != nil {
+			sc.effects.AddCopy(sc.db, &sc.sub, c.Txn, mark) // the script's arguments are reused by its next call
 		}
 	}
 	if c.Client.DB != sc.db {

@@ -77,6 +77,7 @@ func (s *Server) initTx() {
 	s.ke.Touch = s.touch
 	s.ke.SetClasses(notifyClasses(s.cfg))
 	s.store.SetOnExpire(s.onExpire)
+	s.store.SetOnExpireCommit(s.propagateExpired) // cron.go
 	s.setOutputLimit(s.cfg)
 	commands.EnableKeyEvents()
 }
@@ -471,6 +472,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		}
 		t = s.store.Begin(db, keys, write)
 	}
+	if ctx.KeepExpired {
+		t.KeepExpired() // the master client of a replica
+	}
 	done := false
 	defer func() {
 		if !done { // a panic outside the handlers (RunIn recovers theirs): release the store
@@ -506,7 +510,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead, // OnRead: for the scripts EXEC runs
 			Propagate: ctx.Propagate} // read by the command for what it records; EXEC sends it
 		cmdDB := ctx.Client.DB
-		before := t.Writes()
+		before, mark := t.Writes(), t.Mark()
 		start := w.Len()
 		began := time.Now()
 		failed := commands.RunIn(&sub)
@@ -528,8 +532,8 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		if failed {
 			continue
 		}
-		if ctx.Propagate != nil && t.Writes() > before {
-			effects.Add(cmdDB, &sub)
+		if ctx.Propagate != nil {
+			effects.AddCommand(cmdDB, &sub, t, mark)
 		}
 		events = append(events, sub.Events...)
 		if watching && t.Writes() > before {

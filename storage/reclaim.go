@@ -52,8 +52,8 @@ func (s *Store) expireLoop() {
 			continue // disk.go: the disk refuses writes; reads still hide expired keys
 		}
 		start := time.Now()
-		if s.expiryHeld.Load() > start.UnixNano() {
-			continue // expiryhold.go: a CLIENT PAUSE holds deletions
+		if s.expiryHeld.Load() > start.UnixNano() || s.expiryOff.Load() {
+			continue // expiryhold.go: a CLIENT PAUSE holds deletions; a replica's master expires keys
 		}
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)
@@ -113,6 +113,10 @@ func (s *Store) ExpireStep(max int) (int, error) {
 			t.writeMeta(t.phys, d.key, m, nil)
 			s.Stats.ExpiredKeys.Add(1)
 			expired = true
+			if fn := s.onExpireCommit.Load(); fn != nil {
+				key := d.key
+				t.OnCommitted(func() { (*fn)(db, key) })
+			}
 		} else if err == nil && (m == nil || m.Expire == 0 || !bytesEqualExpire(d.raw, m.Expire)) {
 			// A stale index entry: the key was changed by a path that missed it.
 			t.del(d.raw)

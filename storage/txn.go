@@ -48,6 +48,10 @@ type Txn struct {
 	lastOK    bool
 
 	committed []func() // run after a successful commit, before the locks are released
+
+	expired       []ExpiredKey // keys deleted on the way because they had expired (expired.go)
+	expiredWrites int          // the batch records those deletions staged
+	keepExpired   bool         // expired keys read as live (KeepExpired)
 }
 
 type counterDelta struct {
@@ -202,6 +206,8 @@ func (t *Txn) release() {
 	t.lastOK, t.lastVal = false, nil
 	clear(t.committed)
 	t.committed = t.committed[:0]
+	clear(t.expired)
+	t.expired, t.expiredWrites, t.keepExpired = t.expired[:0], 0, false
 	t.s = nil
 	txnPool.Put(t)
 }

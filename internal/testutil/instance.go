@@ -187,6 +187,13 @@ func MaybeStartRedis(t testing.TB) *Instance {
 // STRATA_REQUIRE_EXTERNAL=1.
 func StartRedis(t testing.TB) *Instance {
 	t.Helper()
+	return StartRedisWith(t)
+}
+
+// StartRedisWith is StartRedis with more redis-server arguments ("--enable-debug-command",
+// "yes").
+func StartRedisWith(t testing.TB, args ...string) *Instance {
+	t.Helper()
 	path := RedisServerPath()
 	if path == "" {
 		if os.Getenv(EnvRequireExternal) == "1" {
@@ -197,7 +204,7 @@ func StartRedis(t testing.TB) *Instance {
 	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		inst, err := startRedisOnce(path, dir)
+		inst, err := startRedisOnce(path, dir, args)
 		if err == nil {
 			t.Cleanup(func() { inst.Close() })
 			return inst
@@ -217,7 +224,7 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func startRedisOnce(path, dir string) (*Instance, error) {
+func startRedisOnce(path, dir string, args []string) (*Instance, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -230,6 +237,7 @@ func startRedisOnce(path, dir string) (*Instance, error) {
 		"--dir", dir,
 		"--daemonize", "no",
 	)
+	cmd.Args = append(cmd.Args, args...)
 	out := &syncBuffer{}
 	cmd.Stdout = out
 	cmd.Stderr = out
