@@ -187,6 +187,9 @@ type Ctx struct {
 	// live (storage.Txn.KeepExpired): the master client of a replica runs so, and a key goes
 	// when the master's DEL comes.
 	KeepExpired bool
+	// untxnEffect is set by a command that propagates although it staged no write (PUBLISH,
+	// FUNCTION LOAD) when EXEC or a script runs it, for them to propagate it in their block.
+	untxnEffect bool
 	// scriptEffects, set by a script that EXEC runs, are the writes the script made, which
 	// EXEC propagates in its place.
 	scriptEffects *EffectLog

@@ -74,9 +74,14 @@ func (c *Ctx) effectArgs(verb []byte, repl ...any) {
 }
 
 // propagateNow hands the command's own arguments to c.Propagate at once, for a command that
-// changes state outside any transaction (FUNCTION LOAD, DELETE, FLUSH, RESTORE).
+// acts outside any transaction (PUBLISH, FUNCTION LOAD, DELETE, FLUSH, RESTORE). Run by EXEC
+// or a script, it propagates with their block instead (Ctx.untxnEffect).
 func (c *Ctx) propagateNow() {
-	if c.Propagate != nil {
+	switch {
+	case c.Propagate == nil:
+	case c.NonBlocking:
+		c.untxnEffect = true
+	default:
 		c.Propagate(c.Client.DB, [][][]byte{c.Args})
 	}
 }
@@ -109,7 +114,7 @@ func (l *EffectLog) AddCommand(db int, sub *Ctx, t *storage.Txn, m storage.TxnMa
 		l.dbs = append(l.dbs, k.DB)
 		l.cmds = append(l.cmds, [][]byte{verb, k.Key})
 	}
-	if writes > 0 {
+	if writes > 0 || sub.untxnEffect {
 		l.add(db, sub)
 	}
 }

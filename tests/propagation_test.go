@@ -439,3 +439,72 @@ eval "return redis.call('sadd', KEYS[1], 'b')" 1 s1
 		})
 	}
 }
+
+func TestPropagationMisc(t *testing.T) {
+	p := startPropagationPair(t, "lazyfree-lazy-user-del", "yes")
+	runPropagation(t, p, `
+set a 1
+move a 3
+move a 3
+getdel missing
+set g 1
+getdel g
+publish ch hello
+multi
+set m 1
+publish ch inmulti
+exec
+eval "redis.call('publish', 'ch', 'inscript'); return redis.call('set', KEYS[1], 2)" 1 m
+script load "return redis.call('incr', KEYS[1])"
+evalsha 2bab3b661081db58bd2341920e0ba7cf5dc77b25 1 cnt
+evalsha 2bab3b661081db58bd2341920e0ba7cf5dc77b25 1 cnt
+`)
+}
+
+// TestPropagationStagedSet checks SETs whose value the server streams to the value log while
+// it arrives: the propagated form carries the value.
+func TestPropagationStagedSet(t *testing.T) {
+	p := startPropagationPair(t)
+	big := strings.Repeat("v", 100_000)
+	rc, sc := testutil.Connect(t, p.redis.Addr), testutil.Connect(t, p.strata.Addr)
+	for _, c := range []*testutil.Conn{rc, sc} {
+		for _, cmd := range [][]string{
+			{"SET", "b1", big}, {"SET", "b2", big, "EX", "100"}, {"SET", "b1", big + "w", "GET"},
+			{"MULTI"}, {"SET", "b3", big, "XX"}, {"SET", "b4", big}, {"EXEC"},
+		} {
+			if r, err := c.Do(cmd...); err != nil || r.IsError() {
+				t.Fatalf("%s: %v %v", cmd[0], r, err)
+			}
+		}
+	}
+	want, got := p.fence(t, rc, sc)
+	if len(want) != 4 { // the SET XX in MULTI finds no key
+		t.Fatalf("redis-server propagated %d commands, want 4", len(want))
+	}
+	if d := testutil.DiffStreams(want, got); d != "" {
+		t.Errorf("write streams differ: %.2000s", d)
+	}
+}
+
+// TestPropagationMigrate checks that MIGRATE propagates as DEL of the keys the target took,
+// and not at all with COPY.
+func TestPropagationMigrate(t *testing.T) {
+	p := startPropagationPair(t)
+	targets := []*testutil.Instance{testutil.StartRedis(t), testutil.StartStrata(t)}
+	for i, inst := range []*testutil.Instance{p.redis, p.strata} {
+		host, port, _ := strings.Cut(targets[i].Addr, ":")
+		c := testutil.Connect(t, inst.Addr)
+		for _, cmd := range [][]string{
+			{"MSET", "k1", "1", "k2", "2", "k3", "3"},
+			{"MIGRATE", host, port, "k1", "0", "5000"},
+			{"MIGRATE", host, port, "", "0", "5000", "REPLACE", "KEYS", "k2", "k3", "nokey"},
+			{"SET", "k4", "4"},
+			{"MIGRATE", host, port, "k4", "0", "5000", "COPY"},
+		} {
+			if r, err := c.Do(cmd...); err != nil || r.IsError() {
+				t.Fatalf("%s: %v: %v %v", inst.Name, cmd, r, err)
+			}
+		}
+	}
+	runPropagation(t, p, "")
+}
