@@ -508,3 +508,16 @@ func TestPropagationMigrate(t *testing.T) {
 	}
 	runPropagation(t, p, "")
 }
+
+// TestPropagationEmptyFlush checks that FLUSHDB and FLUSHALL propagate when there was nothing to
+// flush, as Redis forces them to, and that SWAPDB of two empty databases does too.
+func TestPropagationEmptyFlush(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+flushdb
+select 1
+flushdb async
+flushall
+swapdb 2 3
+`)
+}
