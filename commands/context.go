@@ -181,7 +181,10 @@ type Ctx struct {
 	// Propagate, when set, receives the effects of a command (or of an EXEC or a script, as
 	// one batch) once its writes have committed, while its keys are still locked, so that the
 	// replication stream orders writes of the same keys as their commits. db is the database
-	// the effects run in. The arguments may be reused once it returns: it copies what it keeps.
+	// the effects run in: a block that spans databases (an EXEC or a script that SELECTs)
+	// holds SELECT commands where the database changes and ends with one back to db, so the
+	// stream is in db after it. Several effects come wrapped in MULTI and EXEC. The arguments
+	// may be reused once it returns: it copies what it keeps.
 	Propagate func(db int, effects [][][]byte)
 	// KeepExpired makes the command's transaction read keys whose time to live has passed as
 	// live (storage.Txn.KeepExpired): the master client of a replica runs so, and a key goes
