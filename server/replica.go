@@ -168,7 +168,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 	}
 	announceIP, _ := cfg.Get("replica-announce-ip")
 	h := replicaHost{s}
-	s.store.SetActiveExpiry(false) // the master expires keys and sends their DEL
+	s.store.SetExpireByMaster(true) // the master expires keys and sends their DEL
 	s.repl.master.Store(&client{Client: commands.Client{Addr: net.JoinHostPort(host, strconv.Itoa(port))}})
 	h.ResetMaster(resume.DB)
 	s.repl.replica.Store(replication.Start(replication.Options{
@@ -185,7 +185,7 @@ func (s *Server) stopReplica() (replication.Point, bool) {
 		return replication.Point{}, false
 	}
 	pt := rp.Stop()
-	s.store.SetActiveExpiry(true)
+	s.store.SetExpireByMaster(false)
 	return pt, true
 }
 

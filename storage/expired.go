@@ -2,12 +2,29 @@ package storage
 
 import "bytes"
 
-// Expired keys in write transactions: a write transaction that meets a key whose time to live
-// has passed deletes it on the way (GetMetaIn, DeleteIn) and remembers it, so that the command
-// can propagate the deletion (a DEL before its own writes, as a replica does not expire keys
-// itself) and tell its own writes from the deletions (Mark, Since). A transaction that applies
-// a master's stream on a replica reads such keys as live instead (KeepExpired): the master
-// decides when they go, and sends their DEL.
+// Expired keys and replication: a master propagates the deletion of every key whose time to
+// live passed, and a replica deletes such keys only when that DEL comes. The active expiry
+// cycle hands each deletion to SetOnExpireCommit's function, and a replica turns the cycle off
+// (SetExpireByMaster). A write transaction that meets an expired key deletes it on the way
+// (GetMetaIn, DeleteIn) and remembers it, so that the command can propagate the deletion
+// before its own writes and tell those from the deletions (Mark, Since). A transaction that
+// applies a master's stream on a replica reads such keys as live instead (KeepExpired).
+
+// SetOnExpireCommit installs fn, which the active expiry cycle calls once the deletion of an
+// expired key has committed, while the key is still locked: the server propagates the key's
+// DEL there, in its place among the key's other writes. nil removes it.
+func (s *Store) SetOnExpireCommit(fn func(db int, key []byte)) {
+	if fn == nil {
+		s.onExpireCommit.Store(nil)
+		return
+	}
+	s.onExpireCommit.Store(&fn)
+}
+
+// SetExpireByMaster makes the active expiry cycle leave expired keys alone (on) or delete them
+// again (off, as from Open): a replica's keys go when its master's DEL comes, while reads hide
+// them meanwhile.
+func (s *Store) SetExpireByMaster(on bool) { s.expireByMaster.Store(on) }
 
 // ExpiredKey is a key of logical database DB that a write transaction deleted because its time
 // to live had passed.

@@ -48,12 +48,15 @@ func (s *Store) expireLoop() {
 		hz = 10
 	}
 	for s.sleep(time.Second / time.Duration(hz)) {
+		if s.expireByMaster.Load() {
+			continue // expired.go: a replica's keys go when its master's DEL comes
+		}
 		if !s.writable() {
 			continue // disk.go: the disk refuses writes; reads still hide expired keys
 		}
 		start := time.Now()
-		if s.expiryHeld.Load() > start.UnixNano() || s.expiryOff.Load() {
-			continue // expiryhold.go: a CLIENT PAUSE holds deletions; a replica's master expires keys
+		if s.expiryHeld.Load() > start.UnixNano() {
+			continue // expiryhold.go: a CLIENT PAUSE holds deletions
 		}
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)

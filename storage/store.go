@@ -61,6 +61,9 @@ type Store struct {
 	nextID uint64
 	idHigh uint64
 
+	onExpireCommit atomic.Pointer[func(db int, key []byte)] // SetOnExpireCommit (expired.go)
+	expireByMaster atomic.Bool                              // SetExpireByMaster (expired.go)
+
 	unsynced  atomic.Bool // a commit happened since the last journal sync
 	gcWake    chan struct{}
 	stop      chan struct{}
@@ -74,10 +77,8 @@ type Store struct {
 	openedAt  time.Time
 	closeOnce sync.Once
 
-	onExpire       atomic.Pointer[func(db int, key []byte)] // SetOnExpire
-	onExpireCommit atomic.Pointer[func(db int, key []byte)] // SetOnExpireCommit
-	expiryOff      atomic.Bool                              // SetActiveExpiry(false)
-	expiryHeld     atomic.Int64                             // HoldExpiry: unix nanoseconds
+	onExpire   atomic.Pointer[func(db int, key []byte)] // SetOnExpire
+	expiryHeld atomic.Int64                             // HoldExpiry: unix nanoseconds
 }
 
 // Stats counts background work; fields are updated atomically.
@@ -370,21 +371,6 @@ func (s *Store) SetOnExpire(fn func(db int, key []byte)) {
 	}
 	s.onExpire.Store(&fn)
 }
-
-// SetOnExpireCommit installs fn, which the active expiry cycle calls once the deletion of an
-// expired key has committed, while the key is still locked: the server propagates the key's
-// DEL there, in its place among the key's other writes. nil removes it.
-func (s *Store) SetOnExpireCommit(fn func(db int, key []byte)) {
-	if fn == nil {
-		s.onExpireCommit.Store(nil)
-		return
-	}
-	s.onExpireCommit.Store(&fn)
-}
-
-// SetActiveExpiry turns the active expiry cycle on or off (it is on from Open). A replica
-// turns it off: its master deletes expired keys and sends their DEL, while reads hide them.
-func (s *Store) SetActiveExpiry(on bool) { s.expiryOff.Store(!on) }
 
 // Writes returns the number of puts and deletes staged in t so far, so that a caller can tell
 // whether a command changed anything (a SET NX that found the key wrote nothing).

@@ -411,7 +411,7 @@ func TestPropagationLazyExpiry(t *testing.T) {
 				t.Fatalf("DEBUG SET-ACTIVE-EXPIRE: %v %v", r, err)
 			}
 			p := startPairOn(t, redis, "lazyfree-lazy-expire", lazy)
-			p.strata.Server.Store().SetActiveExpiry(false)
+			p.strata.Server.Store().SetExpireByMaster(true) // the cycle off, as on a replica
 			runPropagation(t, p, `
 set k1 1 px 1
 rpush l1 a
