@@ -13,7 +13,7 @@ import (
 // whose time to live passed read as absent but stay stored until the master's DEL comes (the
 // master's active expiry is off, so only its own reads and a later cycle delete them).
 func TestReplicaWaitsForMasterDEL(t *testing.T) {
-	master := testutil.StartRedisWith(t, "--enable-debug-command", "yes")
+	master := testutil.StartRedis(t, "--enable-debug-command", "yes")
 	mc := dial(t, master)
 	mustDo(t, mc, "OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	host, port, _ := net.SplitHostPort(master.Addr)

@@ -406,7 +406,7 @@ func TestPropagationBlockingWake(t *testing.T) {
 func TestPropagationLazyExpiry(t *testing.T) {
 	for _, lazy := range []string{"no", "yes"} {
 		t.Run("lazyfree-lazy-expire="+lazy, func(t *testing.T) {
-			redis := testutil.StartRedisWith(t, "--enable-debug-command", "yes")
+			redis := testutil.StartRedis(t, "--enable-debug-command", "yes")
 			if r, err := testutil.Connect(t, redis.Addr).Do("DEBUG", "SET-ACTIVE-EXPIRE", "0"); err != nil || r.IsError() {
 				t.Fatalf("DEBUG SET-ACTIVE-EXPIRE: %v %v", r, err)
 			}
