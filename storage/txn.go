@@ -42,16 +42,16 @@ type Txn struct {
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
 
+	expired       []ExpiredKey // keys deleted on the way because they had expired (expired.go)
+	expiredWrites int          // the batch records those deletions staged
+	keepExpired   bool         // expired keys read as live (KeepExpired)
+
 	lastKey   []byte // the last key read from the database, and its value
 	lastVal   []byte
 	lastFound bool
 	lastOK    bool
 
 	committed []func() // run after a successful commit, before the locks are released
-
-	expired       []ExpiredKey // keys deleted on the way because they had expired (expired.go)
-	expiredWrites int          // the batch records those deletions staged
-	keepExpired   bool         // expired keys read as live (KeepExpired)
 }
 
 type counterDelta struct {
