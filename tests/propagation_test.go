@@ -276,6 +276,10 @@ restore r 0 DUMP
 restore r2 100000 DUMP
 restore r3 4102444800000 DUMP absttl
 restore r3 0 DUMP replace
+restore r3 1 DUMP replace absttl
+restore rnew 1 DUMP absttl
+touch r r2
+object encoding r
 del b c d missing
 unlink z
 rpush src 3 1 2
@@ -340,6 +344,9 @@ eval "redis.call('sadd', KEYS[1], 'a'); redis.call('spop', KEYS[1]); redis.call(
 eval "redis.call('set', KEYS[1], 1, 'nx'); return 1" 1 s2
 function load "#!lua name=lib\nredis.register_function('f', function(keys) return redis.call('incr', keys[1]) end)"
 fcall f 1 cnt
+function delete lib
+function delete lib
+function flush
 `)
 }
 
