@@ -430,8 +430,12 @@ set k3 1 px 1
 select 2
 sadd s1 a
 pexpire s1 1
+select 3
+set mv 1 px 1
 select 0
+set mv 2
 !sleep 30
+move mv 3
 set k1 2
 rpush l1 b
 del h1
