@@ -61,14 +61,14 @@ func (c *Ctx) effectDelete(directive string, key []byte) {
 }
 
 // effectArgs records the command's own arguments with verb in place of the name (nil keeps
-// it) and argument i replaced by v for each i, v pair of repl.
-func (c *Ctx) effectArgs(verb []byte, repl ...any) {
+// it) and, when i > 0, argument i replaced by v.
+func (c *Ctx) effectArgs(verb []byte, i int, v []byte) {
 	argv := append([][]byte(nil), c.Args...)
 	if verb != nil {
 		argv[0] = verb
 	}
-	for j := 0; j+1 < len(repl); j += 2 {
-		argv[repl[j].(int)] = repl[j+1].([]byte)
+	if i > 0 {
+		argv[i] = v
 	}
 	c.Effect(argv...)
 }
@@ -145,9 +145,6 @@ func (l *EffectLog) AddCopy(db int, sub *Ctx, t *storage.Txn, m storage.TxnMark)
 		l.cmds[i] = argv
 	}
 }
-
-// Len returns the number of commands recorded.
-func (l *EffectLog) Len() int { return len(l.cmds) }
 
 // SendOnCommit hands the recorded effects to send once t commits: alone when there is one,
 // wrapped in MULTI/EXEC when there are several, as Redis 7.0 propagates a transaction or a

@@ -289,7 +289,7 @@ func cmdGetSet(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	c.effectArgs(verbSet)
+	c.effectArgs(verbSet, 0, nil)
 }
 
 func cmdGetDel(c *Ctx) {
