@@ -105,6 +105,15 @@ type EffectLog struct {
 // the deletions of the keys it found expired (DEL, or UNLINK by lazyfree-lazy-expire), then its
 // effects when it staged any other write.
 func (l *EffectLog) AddCommand(db int, sub *Ctx, t *storage.Txn, m storage.TxnMark) {
+	if writes := l.AddExpired(sub, t, m); writes > 0 || sub.untxnEffect {
+		l.add(db, sub)
+	}
+}
+
+// AddExpired records the deletions of the keys sub found expired in t from mark m on, and
+// returns the number of other writes it staged. EXEC and scripts call it alone for a command
+// that failed: its writes are not propagated, but the deletions it staged stay in their batch.
+func (l *EffectLog) AddExpired(sub *Ctx, t *storage.Txn, m storage.TxnMark) (writes int) {
 	expired, writes := t.Since(m)
 	for _, k := range expired {
 		verb := verbDel
@@ -114,9 +123,7 @@ func (l *EffectLog) AddCommand(db int, sub *Ctx, t *storage.Txn, m storage.TxnMa
 		l.dbs = append(l.dbs, k.DB)
 		l.cmds = append(l.cmds, [][]byte{verb, k.Key})
 	}
-	if writes > 0 || sub.untxnEffect {
-		l.add(db, sub)
-	}
+	return writes
 }
 
 // add records the effects of sub, a command that staged writes in database db: a script's are

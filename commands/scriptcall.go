@@ -75,6 +75,8 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 		if c.Propagate != nil {
 			sc.effects.AddCopy(sc.db, &sc.sub, c.Txn, mark) // the script's arguments are reused by its next call
 		}
+	} else if c.Propagate != nil {
+		sc.effects.AddExpired(&sc.sub, c.Txn, mark) // the keys stay deleted: the script's batch commits
 	}
 	if c.Client.DB != sc.db {
 		sc.db = c.Client.DB

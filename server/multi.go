@@ -530,6 +530,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			t.UseDB(ctx.Client.DB) // SELECT: EXEC is exclusive
 		}
 		if failed {
+			if ctx.Propagate != nil {
+				effects.AddExpired(&sub, t, mark) // LSET of an expired key deleted it
+			}
 			continue
 		}
 		if ctx.Propagate != nil {

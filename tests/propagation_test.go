@@ -434,8 +434,17 @@ select 3
 set mv 1 px 1
 select 0
 set mv 2
+rpush le a
+pexpire le 1
+rpush le2 a
+pexpire le2 1
 !sleep 30
 move mv 3
+multi
+lset le 0 x
+set z2 1
+exec
+eval "redis.pcall('lset', KEYS[1], 0, 'x'); return 1" 1 le2
 set k1 2
 rpush l1 b
 del h1
