@@ -64,9 +64,6 @@ func run(c *Ctx) {
 		}
 		c.Txn = c.Store.BeginAt(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0, now)
 	}
-	if c.KeepExpired && c.Txn != nil {
-		c.Txn.KeepExpired()
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
@@ -79,6 +76,9 @@ func run(c *Ctx) {
 			c.Blocked, c.Ready = false, nil
 		}
 	}()
+	if c.KeepExpired && c.Txn != nil {
+		c.Txn.KeepExpired() // the master client of a replica
+	}
 	cmd.Handler(c)
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(c) // while the keys are locked (see Ctx.OnRead)

@@ -156,6 +156,10 @@ func cmdRestore(c *Ctx) {
 	if expired {
 		at = 0
 	}
+	if ttl != 0 && !absTTL && !expired {
+		c.effectArgs(nil, 2, numArg(expireAt)) // propagated with the time made absolute
+		c.Effects[0] = append(c.Effects[0], wordABSTTL)
+	}
 	if err := RestoreValue(c.Txn, key, v, at); err != nil {
 		if isRestoreDataError(err) {
 			c.W.Error(ErrBadDataFormat)
@@ -175,10 +179,6 @@ func cmdRestore(c *Ctx) {
 		}
 		c.W.OK()
 		return
-	}
-	if ttl != 0 && !absTTL {
-		c.effectArgs(nil, 2, numArg(expireAt))
-		c.Effects[0] = append(c.Effects[0], wordABSTTL)
 	}
 	c.Signal(key) // wakes clients blocked on the key
 	c.W.OK()
