@@ -176,13 +176,26 @@ type Ctx struct {
 	// Effects, when a write command sets them (Ctx.Effect), are the commands that repeat its
 	// writes on a replica, in Redis's propagated form (EXPIRE as PEXPIREAT, SPOP as SREM, a
 	// script as the writes it made). A write command that staged writes and set none
-	// propagates its own arguments.
+	// propagates its own arguments; an empty, non-nil Effects propagates nothing.
 	Effects [][][]byte
 	// Propagate, when set, receives the effects of a command (or of an EXEC or a script, as
 	// one batch) once its writes have committed, while its keys are still locked, so that the
 	// replication stream orders writes of the same keys as their commits. db is the database
-	// the effects run in. The arguments may be reused once it returns: it copies what it keeps.
+	// the effects run in: a block that spans databases (an EXEC or a script that SELECTs)
+	// holds SELECT commands where the database changes and ends with one back to db, so the
+	// stream is in db after it. Several effects come wrapped in MULTI and EXEC. The arguments
+	// may be reused once it returns: it copies what it keeps.
 	Propagate func(db int, effects [][][]byte)
+	// KeepExpired makes the command's transaction read keys whose time to live has passed as
+	// live (storage.Txn.KeepExpired): the master client of a replica runs so, and a key goes
+	// when the master's DEL comes.
+	KeepExpired bool
+	// untxnEffect is set by a command that propagates although it staged no write (PUBLISH,
+	// FUNCTION LOAD) when EXEC or a script runs it, for them to propagate it in their block.
+	untxnEffect bool
+	// scriptEffects, set by a script that EXEC runs, are the writes the script made, which
+	// EXEC propagates in its place.
+	scriptEffects *EffectLog
 	// Staged, when set, is the value of a SET that the server streamed into the value log while
 	// it arrived (Args[2] is then empty); SET stores it, and the server discards it otherwise.
 	Staged *storage.StagedValue
@@ -192,18 +205,17 @@ type Ctx struct {
 // in place of the command itself (Ctx.Effects).
 func (c *Ctx) Effect(argv ...[]byte) { c.Effects = append(c.Effects, argv) }
 
-// propagate hands a committed command's effects to c.Propagate once t commits: its Effects, or
-// its own arguments when it set none.
-func (c *Ctx) propagate(t *storage.Txn) {
+// PropagateOnCommit hands the command's effects to c.Propagate once t, begun for the command,
+// commits: the deletions of the expired keys it met, then its Effects, or its own arguments
+// when it set none, wrapped in MULTI/EXEC when they are several (EffectLog).
+// Run calls it for the commands it commits, the server for the blocked commands it serves.
+func (c *Ctx) PropagateOnCommit(t *storage.Txn) {
 	if c.Propagate == nil {
 		return
 	}
-	effects := c.Effects
-	if effects == nil {
-		effects = [][][]byte{c.Args}
-	}
-	send, db := c.Propagate, c.Client.DB
-	t.OnCommitted(func() { send(db, effects) })
+	var l EffectLog
+	l.AddCommand(c.Client.DB, c, t, storage.TxnMark{})
+	l.SendOnCommit(t, c.Propagate)
 }
 
 // Block asks the dispatcher to suspend the client until one of keys is signalled or the timeout

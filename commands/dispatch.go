@@ -100,6 +100,9 @@ func run(c *Ctx) {
 			c.Blocked, c.Ready = false, nil
 		}
 	}()
+	if c.KeepExpired && c.Txn != nil {
+		c.Txn.KeepExpired() // the master client of a replica
+	}
 	cmd.Handler(c)
 	if c.OnRead != nil && cmd.Flags&FlagReadonly != 0 {
 		c.OnRead(c) // while the keys are locked (see Ctx.OnRead)
@@ -125,7 +128,7 @@ func run(c *Ctx) {
 		c.BeforeCommit(t)
 	}
 	if changed {
-		c.propagate(t)
+		c.PropagateOnCommit(t)
 	}
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(start)

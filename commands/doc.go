@@ -16,6 +16,16 @@
 // nothing. A handler reads c.Args, works through c.Txn and writes its reply to c.W; it never
 // checks arity or permissions itself.
 //
+// # Propagation
+//
+// A committed write reaches the server's write stream (the replication backlog) in Redis 7.0's
+// propagated form (propagate.go): a handler whose arguments would not repeat its writes on a
+// replica records what does with Ctx.Effect (EXPIRE as PEXPIREAT, SET EX as SET PXAT, SPOP as
+// SREM, a blocking pop as its non-blocking form), and the deletion of every expired key a write
+// met goes first. EXEC and scripts gather their commands' effects in an EffectLog and send them
+// as one block, wrapped in MULTI/EXEC when there are several, once their batch commits and
+// while its keys are still locked, so the stream orders the writes of a key as they committed.
+//
 // # Around the handlers
 //
 // Keyspace events are derived outside the handlers (notify.go, notify_specs.go), from the reply

@@ -156,6 +156,10 @@ func cmdRestore(c *Ctx) {
 	if expired {
 		at = 0
 	}
+	if ttl != 0 && !absTTL && !expired {
+		c.effectArgs(nil, 2, numArg(expireAt)) // propagated with the time made absolute
+		c.Effects[0] = append(c.Effects[0], wordABSTTL)
+	}
 	if err := RestoreValue(c.Txn, key, v, at); err != nil {
 		if isRestoreDataError(err) {
 			c.W.Error(ErrBadDataFormat)
@@ -168,6 +172,10 @@ func cmdRestore(c *Ctx) {
 		if _, err := c.Txn.Delete(key); err != nil {
 			c.Fail(err)
 			return
+		}
+		c.Effects = [][][]byte{} // nothing stored: only the deletion of a replaced key propagates
+		if old != nil {
+			c.Effect(verbDel, key)
 		}
 		c.W.OK()
 		return

@@ -93,9 +93,13 @@ func cmdExpire(c *Ctx) {
 	var err error
 	if when <= c.Txn.Now() {
 		_, err = c.Txn.Delete(key)
+		c.effectDelete("lazyfree-lazy-expire", key)
 	} else {
 		m.Expire = when
 		err = c.Txn.PutMeta(key, m)
+		if name != "pexpireat" {
+			c.effectArgs(verbPExpireAt, 2, numArg(when)) // the options stay
+		}
 	}
 	if err != nil {
 		c.Fail(err)

@@ -119,6 +119,7 @@ func functionReply(c *Ctx, msg string, err error) {
 	case msg != "":
 		c.W.Error(msg)
 	default:
+		c.propagateNow()
 		c.W.OK()
 	}
 }
@@ -138,6 +139,7 @@ func functionLoad(c *Ctx, e *scripting.Engine) {
 		functionReply(c, msg, err)
 		return
 	}
+	c.propagateNow()
 	c.W.BulkString(name)
 }
 

@@ -216,6 +216,9 @@ opts:
 	c.Args = zargs
 	zaddGeneric(c, false)
 	c.Args = args
+	if c.Effects == nil {
+		c.Effect(zargs...) // propagated as that ZADD
+	}
 }
 
 // geoOpen opens the sorted set at argument i; nil with ok for a missing key.

@@ -238,6 +238,7 @@ func cmdHIncrByFloat(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.Effect(verbHSet, key, field, []byte(s))
 	c.W.BulkString(s)
 }
 

@@ -460,6 +460,7 @@ func mpopServe(c *Ctx, keys [][]byte, left bool, count int64) bool {
 		if vals == nil {
 			continue
 		}
+		c.Effect(popVerb(left), k, numArg(int64(len(vals)))) // [LR]POP key count
 		c.W.Array(2)
 		c.W.Bulk(k)
 		c.W.Array(len(vals))
@@ -469,6 +470,14 @@ func mpopServe(c *Ctx, keys [][]byte, left bool, count int64) bool {
 		return true
 	}
 	return false
+}
+
+// popVerb returns LPOP or RPOP.
+func popVerb(left bool) []byte {
+	if left {
+		return verbLPop
+	}
+	return verbRPop
 }
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]

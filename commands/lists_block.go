@@ -83,6 +83,7 @@ func cmdBPop(c *Ctx) {
 			return
 		}
 		if vals != nil {
+			c.Effect(popVerb(left), k)
 			c.W.Array(2)
 			c.W.Bulk(k)
 			c.W.Bulk(vals[0])
@@ -105,6 +106,11 @@ func blockingMove(c *Ctx, fromLeft, toLeft bool, timeout time.Duration) {
 	}
 	if m != nil {
 		listMove(c, c.Args[1], c.Args[2], fromLeft, toLeft)
+		if c.Cmd.Name == "brpoplpush" {
+			c.Effect(verbRPopLPush, c.Args[1], c.Args[2])
+		} else {
+			c.Effect(verbLMove, c.Args[1], c.Args[2], c.Args[3], c.Args[4])
+		}
 		return
 	}
 	if c.NonBlocking {

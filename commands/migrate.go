@@ -209,7 +209,7 @@ options:
 // error msg. As in Redis, what the target took is gone from here even when MIGRATE answers an
 // error, so the command's writes are kept then (Ctx.KeepWrites): a key is never on both sides.
 func migrateFinish(c *Ctx, keys [][]byte, ok []bool, copyKeys bool, msg string) {
-	deleted := false
+	del := [][]byte{verbDel} // the propagated form: DEL of the keys the target took
 	if !copyKeys {
 		for i, k := range keys {
 			if i >= len(ok) || !ok[i] {
@@ -219,8 +219,12 @@ func migrateFinish(c *Ctx, keys [][]byte, ok []bool, copyKeys bool, msg string) 
 				c.Fail(err)
 				return
 			}
-			deleted = true
+			del = append(del, k)
 		}
+	}
+	deleted := len(del) > 1
+	if deleted {
+		c.Effect(del...)
 	}
 	if msg == "" {
 		c.W.OK()

@@ -96,6 +96,7 @@ func subCmd(kind SubKind, sub bool) func(*Ctx) {
 func cmdPublish(c *Ctx) {
 	if e := pubSubEnv(c); e != nil {
 		c.W.Int(e.Publish(c.Args[1], c.Args[2], c.Cmd.Name == "spublish"))
+		c.propagateNow() // replicas' subscribers get the message too
 	}
 }
 

@@ -45,9 +45,10 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 	sc.w.Reset()
 	sc.w.Proto = call.RESP
 	sc.sub = Ctx{Args: args, Cmd: cmd, Client: c.Client, Store: c.Store, Txn: c.Txn, W: &sc.w, Env: c.Env, KE: c.KE,
-		Script: c}
+		Script: c, Propagate: c.Propagate}
 	c.Client.DB = sc.db
 	before := c.Txn.Writes()
+	mark := c.Txn.Mark()
 	began := time.Now()
 	if cmd.Name == "dbsize" {
 		// DBSIZE reads the store's counters under the store lock the script holds: count the
@@ -71,6 +72,11 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 			c.OnWrite(&sc.sub) // mark the clients that WATCH what the command changed
 		}
 		c.Events = append(c.Events, sc.sub.Events...)
+		if c.Propagate != nil {
+			sc.effects.AddCopy(sc.db, &sc.sub, c.Txn, mark) // the script's arguments are reused by its next call
+		}
+	} else if c.Propagate != nil {
+		sc.effects.AddExpired(&sc.sub, c.Txn, mark) // the keys stay deleted: the script's batch commits
 	}
 	if c.Client.DB != sc.db {
 		sc.db = c.Client.DB

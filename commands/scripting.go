@@ -265,6 +265,9 @@ type scriptCaller struct {
 	db     int // the script's selected database (SELECT inside the script)
 	w      resp.Writer
 	sub    Ctx
+	// effects are the writes of the commands the script ran, which replicate it: a script
+	// propagates as its effects, not as itself, as in Redis 7.0.
+	effects EffectLog
 }
 
 // callers keeps scriptCallers and their reply buffers from one script to the next.
@@ -280,7 +283,7 @@ func newScriptCaller(c *Ctx) *scriptCaller {
 // even when the script panicked.
 func (sc *scriptCaller) release() {
 	sc.c.Client.DB = sc.origDB
-	sc.c, sc.sub = nil, Ctx{}
+	sc.c, sc.sub, sc.effects = nil, Ctx{}, EffectLog{}
 	callers.Put(sc)
 }
 
@@ -294,7 +297,9 @@ func (sc *scriptCaller) Done(res scripting.Result) {
 		c.Txn.UseDB(sc.origDB)
 	}
 	if c.NonBlocking {
-		return // inside EXEC: the transaction is the caller's
+		// Inside EXEC: the transaction is the caller's, which propagates these effects.
+		c.scriptEffects = &EffectLog{dbs: sc.effects.dbs, cmds: sc.effects.cmds} // sc is reused
+		return
 	}
 	t := c.Txn
 	c.Txn = nil
@@ -305,6 +310,7 @@ func (sc *scriptCaller) Done(res scripting.Result) {
 	if c.BeforeCommit != nil && t.Writes() > 0 {
 		c.BeforeCommit(t)
 	}
+	sc.effects.SendOnCommit(t, c.Propagate)
 	if err := t.Commit(); err != nil {
 		c.W.Truncate(sc.start)
 		c.Fail(err)

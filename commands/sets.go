@@ -93,6 +93,7 @@ func cmdSPop(c *Ctx) {
 		case len(out) == 0:
 			c.W.Null()
 		default:
+			c.Effect(verbSRem, c.Args[1], out[0])
 			c.W.Bulk(out[0])
 		}
 		return
@@ -104,6 +105,9 @@ func cmdSPop(c *Ctx) {
 		return
 	}
 	out, err := c.Txn.SetPop(c.Args[1], uint64(n))
+	if err == nil && len(out) > 0 {
+		err = spopEffects(c, out)
+	}
 	if err != nil {
 		c.Fail(err)
 		return
@@ -112,6 +116,20 @@ func cmdSPop(c *Ctx) {
 	for _, m := range out {
 		c.W.Bulk(m)
 	}
+}
+
+// spopEffects records SPOP key count's propagated form: DEL when it emptied the set, an SREM
+// for each element otherwise.
+func spopEffects(c *Ctx, out [][]byte) error {
+	left, err := c.Txn.Exists(c.Args[1])
+	if err != nil || !left {
+		c.Effect(verbDel, c.Args[1])
+		return err
+	}
+	for _, m := range out {
+		c.Effect(verbSRem, c.Args[1], m)
+	}
+	return nil
 }
 
 func cmdSRandMember(c *Ctx) {

@@ -192,6 +192,9 @@ func cmdSet(c *Ctx) {
 	} else {
 		err = c.Txn.SetString(key, c.Args[2], at)
 	}
+	if err == nil {
+		err = setEffect(c, exp.at, get)
+	}
 	if err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)
@@ -200,6 +203,37 @@ func cmdSet(c *Ctx) {
 	if !get {
 		c.W.OK()
 	}
+}
+
+// setEffect records SET's propagated form: SET key value PXAT ms for a SET with an expiry (its
+// other options dropped), its arguments without GET otherwise. A value the server streamed to
+// the value log (Ctx.Staged) is read back for the receiver, when there is one.
+func setEffect(c *Ctx, at int64, get bool) error {
+	val := c.Args[2]
+	if c.Staged != nil {
+		if c.Propagate == nil {
+			return nil
+		}
+		var err error
+		if val, err = c.Staged.Bytes(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case at != 0:
+		c.Effect(verbSet, c.Args[1], val, wordPXAT, numArg(at))
+	case get:
+		argv := [][]byte{c.Args[0], c.Args[1], val}
+		for _, a := range c.Args[3:] {
+			if !strings.EqualFold(string(a), "get") {
+				argv = append(argv, a)
+			}
+		}
+		c.Effect(argv...)
+	case c.Staged != nil:
+		c.effectArgs(nil, 2, val)
+	}
+	return nil
 }
 
 func cmdSetNX(c *Ctx) {
@@ -232,6 +266,7 @@ func cmdSetEX(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.Effect(verbSet, c.Args[1], c.Args[3], wordPXAT, numArg(at))
 	c.W.OK()
 }
 
@@ -252,7 +287,9 @@ func cmdGetSet(c *Ctx) {
 	if err := c.Txn.SetString(c.Args[1], c.Args[2], 0); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)
+		return
 	}
+	c.effectArgs(verbSet, 0, nil)
 }
 
 func cmdGetDel(c *Ctx) {
@@ -273,7 +310,9 @@ func cmdGetDel(c *Ctx) {
 	if _, err := c.Txn.Delete(c.Args[1]); err != nil {
 		c.W.Truncate(start)
 		c.Fail(err)
+		return
 	}
+	c.effectDelete("lazyfree-lazy-user-del", c.Args[1])
 }
 
 func cmdGetEx(c *Ctx) {
@@ -319,11 +358,14 @@ func cmdGetEx(c *Ctx) {
 	case exp.persist && m.Expire != 0:
 		m.Expire = 0
 		err = c.Txn.PutMeta(c.Args[1], m)
+		c.Effect(verbPersist, c.Args[1])
 	case exp.at != 0 && exp.at <= c.Txn.Now():
 		_, err = c.Txn.Delete(c.Args[1])
+		c.effectDelete("lazyfree-lazy-expire", c.Args[1])
 	case exp.at != 0:
 		m.Expire = exp.at
 		err = c.Txn.PutMeta(c.Args[1], m)
+		c.Effect(verbPExpireAt, c.Args[1], numArg(exp.at))
 	}
 	if err != nil {
 		c.W.Truncate(start)

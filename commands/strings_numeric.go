@@ -108,5 +108,6 @@ func cmdIncrByFloat(c *Ctx) {
 		c.Fail(err)
 		return
 	}
+	c.Effect(verbSet, c.Args[1], []byte(s), wordKeepTTL)
 	c.W.BulkString(s)
 }

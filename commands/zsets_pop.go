@@ -106,6 +106,9 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested b
 			c.Fail(err)
 			return true
 		}
+		if emitKey {
+			zpopEffect(c, key, max, count, len(es))
+		}
 		w := c.W
 		switch {
 		case !nested && !emitKey:
@@ -130,6 +133,21 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested b
 		return true
 	}
 	return false
+}
+
+// zpopEffect records the propagated form of ZMPOP and the blocking pops, which pop n members
+// of key: ZPOPMIN or ZPOPMAX key, with the count n unless the command pops one member without
+// a count (BZPOPMIN, BZPOPMAX).
+func zpopEffect(c *Ctx, key []byte, max bool, count int64, n int) {
+	verb := verbZPopMin
+	if max {
+		verb = verbZPopMax
+	}
+	if count == -1 {
+		c.Effect(verb, key)
+		return
+	}
+	c.Effect(verb, key, numArg(int64(n)))
 }
 
 func zmax64(a, b int64) int64 {

@@ -388,7 +388,7 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 	cl := commands.Client{ID: w.clientID, DB: w.db, Proto: w.proto, Authed: true}
 	wr := resp.Writer{Proto: w.proto}
 	ctx := commands.Ctx{Args: args, Cmd: w.cmd, Client: &cl, Store: s.store, Txn: t, W: &wr, Env: s,
-		KE: &s.ke}
+		KE: &s.ke, Propagate: s.propagateFunc()}
 	if failed := commands.RunIn(&ctx); failed {
 		t.Abort() // BLMOVE to a destination of another type: the client gets the error
 		return wr.Bytes(), serveDone, nil
@@ -400,7 +400,8 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		}
 		return nil, serveEmpty, nil
 	}
-	s.tx.onWrite(&ctx) // the pop marks watchers and invalidates tracked keys
+	s.tx.onWrite(&ctx)       // the pop marks watchers and invalidates tracked keys
+	ctx.PropagateOnCommit(t) // the pop in its non-blocking form (LPOP, LMOVE, ZPOPMIN)
 	if err := t.Commit(); err != nil {
 		wr.Reset()
 		ctx.Fail(err)

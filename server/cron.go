@@ -110,3 +110,18 @@ func (s *Server) compactCron(spec *cronSpec) {
 		}
 	}
 }
+
+// propagateExpired is the store's SetOnExpireCommit hook: a key the active expiry cycle deleted
+// propagates as DEL key, or UNLINK with lazyfree-lazy-expire yes, in its database, while the
+// key is still locked.
+func (s *Server) propagateExpired(db int, key []byte) {
+	send := s.propagateFunc()
+	if send == nil {
+		return
+	}
+	verb := "DEL"
+	if v, _ := s.Config().Get("lazyfree-lazy-expire"); v == "yes" {
+		verb = "UNLINK"
+	}
+	send(db, [][][]byte{{[]byte(verb), key}})
+}

@@ -77,6 +77,7 @@ func (s *Server) initTx() {
 	s.ke.Touch = s.touch
 	s.ke.SetClasses(notifyClasses(s.cfg))
 	s.store.SetOnExpire(s.onExpire)
+	s.store.SetOnExpireCommit(s.propagateExpired) // cron.go
 	s.setOutputLimit(s.cfg)
 	commands.EnableKeyEvents()
 }
@@ -471,6 +472,9 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		}
 		t = s.store.Begin(db, keys, write)
 	}
+	if ctx.KeepExpired {
+		t.KeepExpired() // the master client of a replica
+	}
 	done := false
 	defer func() {
 		if !done { // a panic outside the handlers (RunIn recovers theirs): release the store
@@ -495,6 +499,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	watching := s.ke.Watching()
 	var events []commands.Event
 	var ready []commands.ReadyKey
+	var effects commands.EffectLog // propagate.go: the writes, in MULTI/EXEC when several
 	for i, q := range queue {
 		if commands.ExecDeferred(q.cmd) {
 			parts[i] = part{-1, -1}
@@ -502,9 +507,10 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			continue
 		}
 		sub := commands.Ctx{Args: q.args, Cmd: q.cmd, Client: ctx.Client, Store: s.store, Txn: t,
-			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead} // OnRead: for the scripts EXEC runs
+			W: &w, Env: s, KE: ctx.KE, OnRead: ctx.OnRead, // OnRead: for the scripts EXEC runs
+			Propagate: ctx.Propagate} // read by the command for what it records; EXEC sends it
 		cmdDB := ctx.Client.DB
-		before := t.Writes()
+		before, mark := t.Writes(), t.Mark()
 		start := w.Len()
 		began := time.Now()
 		failed := commands.RunIn(&sub)
@@ -524,7 +530,13 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 			t.UseDB(ctx.Client.DB) // SELECT: EXEC is exclusive
 		}
 		if failed {
+			if ctx.Propagate != nil {
+				effects.AddExpired(&sub, t, mark) // LSET of an expired key deleted it
+			}
 			continue
+		}
+		if ctx.Propagate != nil {
+			effects.AddCommand(cmdDB, &sub, t, mark)
 		}
 		events = append(events, sub.Events...)
 		if watching && t.Writes() > before {
@@ -540,6 +552,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 	if ctx.BeforeCommit != nil && t.Writes() > 0 {
 		ctx.BeforeCommit(t) // replica.go: the master client's offset
 	}
+	effects.SendOnCommit(t, ctx.Propagate)
 	if err := t.Commit(); err != nil {
 		ctx.Fail(err)
 		return

@@ -102,7 +102,7 @@ func (h replicaHost) Apply(args [][]byte, at replication.Point) {
 	}()
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
-		OnWrite: s.tx.onWrite, KE: &s.ke, BeforeCommit: s.repl.stamp}
+		OnWrite: s.tx.onWrite, KE: &s.ke, BeforeCommit: s.repl.stamp, KeepExpired: true}
 	st := cmdState{cmd: commands.Lookup(args[0]), start: time.Now()}
 	ctx.Now = st.start.UnixMilli()
 	if !c.tx.active || !s.gate(c, &st) { // multi.go: queued after MULTI, run by EXEC
@@ -168,6 +168,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 	}
 	announceIP, _ := cfg.Get("replica-announce-ip")
 	h := replicaHost{s}
+	s.store.SetExpireByMaster(true) // the master expires keys and sends their DEL
 	s.repl.master.Store(&client{Client: commands.Client{Addr: net.JoinHostPort(host, strconv.Itoa(port))}})
 	h.ResetMaster(resume.DB)
 	s.repl.replica.Store(replication.Start(replication.Options{
@@ -183,7 +184,9 @@ func (s *Server) stopReplica() (replication.Point, bool) {
 	if rp == nil {
 		return replication.Point{}, false
 	}
-	return rp.Stop(), true
+	pt := rp.Stop()
+	s.store.SetExpireByMaster(false)
+	return pt, true
 }
 
 // ReplicaOf implements REPLICAOF: host "" makes the server a master again, keeping its data

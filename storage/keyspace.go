@@ -33,16 +33,17 @@ func (t *Txn) physOf(db int) uint32 {
 }
 
 // GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
-// not exist or has expired. In a write transaction an expired key is deleted on the way.
+// not exist or has expired. In a write transaction an expired key is deleted on the way
+// (expired.go).
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
 	phys := t.physOf(db)
 	m, err := t.rawMeta(phys, key)
 	if err != nil || m == nil {
 		return nil, err
 	}
-	if m.Expire != 0 && m.Expire <= t.now {
+	if t.isExpired(m) {
 		if t.write {
-			t.writeMeta(phys, key, m, nil)
+			t.deleteExpired(db, phys, key, m)
 		}
 		return nil, nil
 	}
@@ -95,8 +96,12 @@ func (t *Txn) DeleteIn(db int, key []byte) (bool, error) {
 	if ok, err := t.rawMetaInto(phys, key, old); err != nil || !ok {
 		return false, err
 	}
+	if t.isExpired(old) {
+		t.deleteExpired(db, phys, key, old)
+		return false, nil
+	}
 	t.writeMeta(phys, key, old, nil)
-	return old.Expire == 0 || old.Expire > t.now, nil
+	return true, nil
 }
 
 // Delete is DeleteIn for t's database.

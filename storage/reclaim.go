@@ -48,6 +48,9 @@ func (s *Store) expireLoop() {
 		hz = 10
 	}
 	for s.sleep(time.Second / time.Duration(hz)) {
+		if s.expireByMaster.Load() {
+			continue // expired.go: a replica's keys go when its master's DEL comes
+		}
 		if !s.writable() {
 			continue // disk.go: the disk refuses writes; reads still hide expired keys
 		}
@@ -113,6 +116,10 @@ func (s *Store) ExpireStep(max int) (int, error) {
 			t.writeMeta(t.phys, d.key, m, nil)
 			s.Stats.ExpiredKeys.Add(1)
 			expired = true
+			if fn := s.onExpireCommit.Load(); fn != nil {
+				key := d.key
+				t.OnCommitted(func() { (*fn)(db, key) })
+			}
 		} else if err == nil && (m == nil || m.Expire == 0 || !bytesEqualExpire(d.raw, m.Expire)) {
 			// A stale index entry: the key was changed by a path that missed it.
 			t.del(d.raw)

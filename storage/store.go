@@ -61,6 +61,9 @@ type Store struct {
 	nextID uint64
 	idHigh uint64
 
+	onExpireCommit atomic.Pointer[func(db int, key []byte)] // SetOnExpireCommit (expired.go)
+	expireByMaster atomic.Bool                              // SetExpireByMaster (expired.go)
+
 	unsynced  atomic.Bool // a commit happened since the last journal sync
 	gcWake    chan struct{}
 	stop      chan struct{}

@@ -42,6 +42,10 @@ type Txn struct {
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
 
+	expired       []ExpiredKey // keys deleted on the way because they had expired (expired.go)
+	expiredWrites int          // the batch records those deletions staged
+	keepExpired   bool         // expired keys read as live (KeepExpired)
+
 	lastKey   []byte // the last key read from the database, and its value
 	lastVal   []byte
 	lastFound bool
@@ -202,6 +206,8 @@ func (t *Txn) release() {
 	t.lastOK, t.lastVal = false, nil
 	clear(t.committed)
 	t.committed = t.committed[:0]
+	clear(t.expired)
+	t.expired, t.expiredWrites, t.keepExpired = t.expired[:0], 0, false
 	t.s = nil
 	txnPool.Put(t)
 }
