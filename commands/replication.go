@@ -1,13 +1,16 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/internal/num"
 )
 
-// REPLICAOF (and its old name SLAVEOF) and ROLE. The server owns the link to the master
-// (server/replica.go) and is reached through Replicator.
+// REPLICAOF (and its old name SLAVEOF) and ROLE; PSYNC, SYNC, REPLCONF and WAIT, the master
+// side. The server owns the link to the master (server/replica.go) and the replicas' links
+// (server/master.go), and is reached through Replicator and Master.
 
 func init() {
 	const f = FlagAdmin | FlagNoScript | FlagStale
@@ -15,7 +18,69 @@ func init() {
 		&Command{Name: "replicaof", Arity: 3, Flags: f, Handler: cmdReplicaOf},
 		&Command{Name: "slaveof", Arity: 3, Flags: f, Handler: cmdReplicaOf},
 		&Command{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, Handler: cmdRole},
+		&Command{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdPSync},
+		&Command{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdSync},
+		&Command{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Handler: cmdReplConf},
+		&Command{Name: "wait", Arity: 3, Flags: FlagNoScript, Handler: cmdWait},
 	)
+}
+
+// Master is implemented by a ServerEnv that serves replicas.
+type Master interface {
+	// Sync serves PSYNC replid offset (psync) or SYNC: the calling connection becomes a
+	// replica, served until its link ends.
+	Sync(c *Ctx, psync bool)
+	// ReplConf answers REPLCONF from a replica.
+	ReplConf(c *Ctx)
+	// WaitReplicas blocks until n replicas acknowledged the stream so far or timeout (0:
+	// none) passes, and answers how many did.
+	WaitReplicas(c *Ctx, n int64, timeout time.Duration)
+}
+
+func master(c *Ctx) Master {
+	if m, ok := c.Env.(Master); ok {
+		return m
+	}
+	c.W.Error("ERR this command needs a running server")
+	return nil
+}
+
+func cmdPSync(c *Ctx) {
+	if m := master(c); m != nil {
+		m.Sync(c, true)
+	}
+}
+
+func cmdSync(c *Ctx) {
+	if m := master(c); m != nil {
+		m.Sync(c, false)
+	}
+}
+
+func cmdReplConf(c *Ctx) {
+	if m := master(c); m != nil {
+		m.ReplConf(c)
+	}
+}
+
+func cmdWait(c *Ctx) {
+	n, err := num.ParseInt(c.Args[1])
+	if err != nil {
+		c.W.Error(ErrNotInteger)
+		return
+	}
+	ms, err := num.ParseInt(c.Args[2])
+	switch {
+	case err != nil:
+		c.W.Error("ERR timeout is not an integer or out of range")
+		return
+	case ms < 0:
+		c.W.Error(ErrTimeoutNegative)
+		return
+	}
+	if m := master(c); m != nil {
+		m.WaitReplicas(c, n, time.Duration(ms)*time.Millisecond)
+	}
 }
 
 func replicator(c *Ctx) Replicator {
@@ -65,7 +130,13 @@ func cmdRole(c *Ctx) {
 		c.W.Array(3)
 		c.W.BulkString("master")
 		c.W.Int(ri.Offset)
-		c.W.Array(0)
+		c.W.Array(len(ri.Replicas))
+		for _, r := range ri.Replicas {
+			c.W.Array(3)
+			c.W.BulkString(r.IP)
+			c.W.BulkString(strconv.Itoa(r.Port))
+			c.W.BulkString(strconv.FormatInt(r.Offset, 10))
+		}
 		return
 	}
 	c.W.Array(5)
@@ -80,4 +151,5 @@ func cmdRole(c *Ctx) {
 const (
 	ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
 	ErrMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+	ErrNoReplicas      = "NOREPLICAS Not enough good replicas to write."
 )

@@ -322,7 +322,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 			} else {
 				cs.calls.Add(1)
 				cs.usec.Add(st.dur.Microseconds())
-				if !ctx.Blocked {
+				if !ctx.Blocked && c.rep.Load() == nil { // a replica's PSYNC lasts as long as its link
 					s.slowLogCall(ctx.Client, ctx.Cmd, ctx.Args, st.dur) // slowlog.go
 					s.latencyCall(cs, ctx.Cmd, st.dur)                   // latency.go
 				}
@@ -423,6 +423,9 @@ func (c *client) info() commands.ClientInfo {
 			flags += "B"
 		}
 		ci.Redir = c.trk.redirect.Load()
+	}
+	if l := c.rep.Load(); l != nil && l.serving.Load() { // master.go: a replica's link
+		flags += "S"
 	}
 	if ci.NoEvict {
 		flags += "e"
@@ -566,7 +569,7 @@ func (s *Server) reapIdle() {
 		var idle []*client
 		s.mu.Lock()
 		for _, c := range s.clients {
-			if !c.x.blocked.Load() && c.x.lastActive.Load() < limit && !c.x.killed.Load() {
+			if !c.x.blocked.Load() && c.x.lastActive.Load() < limit && !c.x.killed.Load() && c.rep.Load() == nil {
 				idle = append(idle, c)
 			}
 		}

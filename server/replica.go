@@ -201,7 +201,10 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 			}
 			s.repl.ids.Shift()
 			s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
+			s.repl.m.lastDB = -1
 			s.repl.mu.Unlock()
+			// Its writes extend the history its former siblings continue (master.go).
+			s.startFeeding()
 			// Its own writes follow, which no point covers.
 			if err := s.store.PutSystemRecord(replication.PointRecord, nil); err != nil {
 				return false, err
@@ -224,6 +227,7 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 		resume = replication.Point{ID: s.repl.ids.ID, Offset: s.repl.ids.Offset}
 		s.repl.mu.Unlock()
 	}
+	s.dropReplicas() // master.go: they resynchronise with the new history
 	s.startReplica(host, port, resume)
 	s.setReplicaOfConfig(host + " " + strconv.Itoa(port))
 	s.log.Info("replicating", "master", net.JoinHostPort(host, strconv.Itoa(port)))
@@ -247,8 +251,9 @@ func (s *Server) Role() commands.RoleInfo {
 	rp := s.repl.replica.Load()
 	if rp == nil {
 		s.repl.mu.Lock()
-		defer s.repl.mu.Unlock()
-		return commands.RoleInfo{Master: true, Offset: s.repl.ids.Offset}
+		off := s.repl.ids.Offset
+		s.repl.mu.Unlock()
+		return commands.RoleInfo{Master: true, Offset: off, Replicas: s.replicaRoles()} // master_link.go
 	}
 	st := rp.Status()
 	ri := commands.RoleInfo{MasterHost: st.MasterHost, MasterPort: st.MasterPort, State: st.State.String(), Offset: -1}
@@ -292,7 +297,8 @@ func (s *Server) replicaStats(rp *replication.Replica, r *ReplicationStats) {
 // pass, to be answered by it. EXEC is judged by the commands it would run.
 func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte) string {
 	rp := s.repl.replica.Load()
-	if rp == nil || cmd == nil || !cmd.CheckArity(len(args)) || !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 {
+	if cmd == nil || !cmd.CheckArity(len(args)) || !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 ||
+		rp == nil && cmd.Flags&commands.FlagWrite == 0 && cmd.Name != "exec" {
 		return ""
 	}
 	write, stale := cmd.Flags&commands.FlagWrite != 0, cmd.Flags&commands.FlagStale != 0
@@ -301,6 +307,9 @@ func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte)
 			write = write || q.cmd.Flags&commands.FlagWrite != 0
 			stale = stale && q.cmd.Flags&commands.FlagStale != 0
 		}
+	}
+	if rp == nil {
+		return s.noReplicasRefusal(write) // master_link.go: min-replicas-to-write
 	}
 	cfg := s.Config()
 	state := rp.State()

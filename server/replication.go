@@ -1,9 +1,11 @@
 package server
 
 import (
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/strata-db/strata/replication"
 	"github.com/strata-db/strata/storage"
@@ -23,6 +25,8 @@ type replState struct {
 	master atomic.Pointer[client] // read by CLIENT LIST and CLIENT KILL too
 	at     replication.Point
 	stamp  func(*storage.Txn) // replicaHost.stamp, made once
+
+	m masterState // master.go: the replicas, the stream's database, sync counters
 }
 
 func (s *Server) initReplication() {
@@ -61,6 +65,13 @@ func (s *Server) replicationStats() ReplicationStats {
 		BacklogFirst:  first,
 		BacklogHist:   b.HistLen(),
 	}
+	r.SyncFull, r.PartialOK, r.PartialErr = s.repl.m.syncFull.Load(), s.repl.m.partialOK.Load(), s.repl.m.partialErr.Load()
+	now := time.Now()
+	for l := range s.repl.m.replicas { // master.go
+		r.Links = append(r.Links, l.stats(now))
+	}
+	sort.Slice(r.Links, func(i, j int) bool { return r.Links[i].Port < r.Links[j].Port })
+	r.Replicas = len(r.Links)
 	if rp := s.repl.replica.Load(); rp != nil {
 		s.replicaStats(rp, &r) // replica.go
 	}
