@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"io"
 	"net"
+	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,10 +183,10 @@ func TestReplicaPromotionContinues(t *testing.T) {
 }
 
 // TestWaitAndMinReplicas: WAIT counts the replicas that acknowledged the writes before it, and
-// min-replicas-to-write refuses writes without enough of them.
+// min-replicas-to-write refuses writes without enough of them; /metrics shows the replica.
 func TestWaitAndMinReplicas(t *testing.T) {
 	t.Parallel()
-	master := testutil.StartStrata(t)
+	master := testutil.StartStrata(t, func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
 	host, port, _ := net.SplitHostPort(master.Addr)
 	replica := testutil.StartStrata(t, func(c *config.Config) { c.ReplicaOf = host + " " + port })
 	mc, rc := dial(t, master), dial(t, replica)
@@ -194,6 +197,22 @@ func TestWaitAndMinReplicas(t *testing.T) {
 	mustDo(t, mc, "OK", "SET", "k", "v")
 	mustDo(t, mc, "(integer) 1", "WAIT", "1", "5000")
 	mustDo(t, rc, `"v"`, "GET", "k")
+
+	resp, err := http.Get("http://" + master.Server.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, series := range []string{"strata_connected_replicas 1", "strata_sync_full_total 1",
+		"strata_sync_partial_ok_total 0"} {
+		if !strings.Contains(string(body), "\n"+series+"\n") {
+			t.Errorf("/metrics lacks %q", series)
+		}
+	}
+	if !regexp.MustCompile(`\nstrata_replica_lag_bytes\{replica="0"\} \d+\n(.|\n)*\nstrata_replica_lag_seconds\{replica="0"\} [01]\n`).Match(body) {
+		t.Error("/metrics lacks the replica's lag")
+	}
 	start := time.Now()
 	mustDo(t, mc, "(integer) 1", "WAIT", "2", "300")
 	if d := time.Since(start); d < 250*time.Millisecond {
