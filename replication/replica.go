@@ -32,6 +32,17 @@ type Host interface {
 	Replaced()
 }
 
+// Relay is implemented by a Host that serves replicas of its own (chained replication): it
+// passes the master's stream on as received, at the master's offsets.
+type Relay interface {
+	// Resynced says that the stream now continues from offset under replication ID id:
+	// after a full synchronisation (full set), or a partial one (which may name a new ID).
+	Resynced(id string, offset int64, full bool)
+	// Relay passes on one command of the stream, PINGs and REPLCONF GETACK included. The
+	// arguments are valid during the call only.
+	Relay(args [][]byte)
+}
+
 // Options configure a replica's link.
 type Options struct {
 	Host       Host
@@ -378,6 +389,9 @@ func (r *Replica) session() error {
 		r.offset.Store(off)
 		r.readOffset.Store(off)
 		r.o.Host.ResetMaster(0)
+		if rl, ok := r.o.Host.(Relay); ok {
+			rl.Resynced(at.ID, off, true)
+		}
 		r.log.Info("full synchronisation with the master loaded", "master", addr, "offset", off)
 	case strings.HasPrefix(rep, "+CONTINUE"):
 		f := strings.Fields(rep)
@@ -390,6 +404,9 @@ func (r *Replica) session() error {
 		r.mu.Unlock()
 		r.readOffset.Store(r.offset.Load())
 		r.o.Host.ResetMaster(db) // the stream goes on in the database it had selected
+		if rl, ok := r.o.Host.(Relay); ok {
+			rl.Resynced(r.Status().Point.ID, r.offset.Load(), false)
+		}
 		r.log.Info("partial resynchronisation accepted", "master", addr, "offset", r.offset.Load())
 	default:
 		return fmt.Errorf("master answered PSYNC with %s", rep)
@@ -470,6 +487,7 @@ func (r *Replica) stream(l *link) error {
 			}
 		}
 	}()
+	relay, _ := r.o.Host.(Relay)
 	cr := &commandReader{br: l.br, maxBulk: r.o.MaxBulkLen}
 	r.mu.Lock()
 	id, db := r.id, r.db
@@ -485,6 +503,9 @@ func (r *Replica) stream(l *link) error {
 		}
 		r.readOffset.Add(n)
 		pending += n
+		if relay != nil {
+			relay.Relay(args)
+		}
 		name := strings.ToLower(string(args[0]))
 		switch name {
 		case "multi":

@@ -62,6 +62,7 @@ type ReplicationStats struct {
 	// SyncFull, PartialOK and PartialErr count the synchronisations served (sync_full,
 	// sync_partial_ok, sync_partial_err).
 	SyncFull, PartialOK, PartialErr int64
+	ReplOutput                      int64 // total_net_repl_output_bytes
 	BacklogActive                   bool
 	BacklogSize                     int
 	BacklogFirst                    int64
@@ -372,7 +373,7 @@ func infoStats(b *infoBuilder, s *Server, st *Stats) {
 	b.kvi("total_net_input_bytes", st.NetInput)
 	b.kvi("total_net_output_bytes", st.NetOutput)
 	b.kv("total_net_repl_input_bytes", "0")
-	b.kv("total_net_repl_output_bytes", "0")
+	b.kvi("total_net_repl_output_bytes", st.Replication.ReplOutput)
 	b.kv("instantaneous_input_kbps", "0.00")
 	b.kv("instantaneous_output_kbps", "0.00")
 	b.kvi("rejected_connections", st.Rejected)

@@ -76,6 +76,7 @@ type masterState struct {
 	acks       chan struct{} // closed and replaced by every ACK, for WAIT
 
 	syncFull, partialOK, partialErr atomic.Int64
+	replOut                         atomic.Int64 // bytes sent to replicas (total_net_repl_output_bytes)
 }
 
 // linkOf returns the replica state of c, creating it.
@@ -191,7 +192,7 @@ func (s *Server) replCron() {
 		if len(r.m.replicas) > 0 && s.repl.replica.Load() == nil && ticks%max(period, 1) == 0 {
 			s.appendStream(replication.AppendCommand(nil, [][]byte{[]byte("PING")}))
 		}
-		free := len(r.m.replicas) == 0 && ttl > 0 && !r.m.emptySince.IsZero() &&
+		free := len(r.m.replicas) == 0 && ttl > 0 && !r.m.emptySince.IsZero() && s.repl.replica.Load() == nil &&
 			time.Since(r.m.emptySince) > time.Duration(ttl)*time.Second
 		if free {
 			r.m.feeding = false
@@ -276,12 +277,9 @@ func (s *Server) Sync(ctx *commands.Ctx, psync bool) {
 	if l := c.rep.Load(); l != nil && l.serving.Load() {
 		return // already a replica
 	}
-	if rp := s.repl.replica.Load(); rp != nil {
-		if rp.State() != replication.StateConnected {
-			ctx.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
-			return
-		}
-		ctx.W.Error("ERR Strata does not serve replicas while it is a replica")
+	if rp := s.repl.replica.Load(); rp != nil && rp.State() != replication.StateConnected {
+		// A replica serves replicas of its own with the stream it relays (Relay).
+		ctx.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
 	}
 	var id string
@@ -497,4 +495,45 @@ func (s *Server) dropReplicas() {
 			l.c.conn.NetConn().Close()
 		}
 	}
+}
+
+// Resynced implements replication.Relay: the master's stream continues from offset under id.
+// A partial resynchronisation that goes on where the relayed stream stands keeps the backlog
+// and the replicas (under a new ID, the old one kept as the second, as a promotion does); a
+// full one, or one that does not match, starts a new backlog and drops the replicas, which
+// resynchronise.
+func (h replicaHost) Resynced(id string, offset int64, full bool) {
+	s := h.s
+	s.startFeeding()
+	r := &s.repl
+	r.mu.Lock()
+	keep := !full && r.ids.Offset == offset && r.backlog.End() == offset+1
+	drop := !keep || r.ids.ID != id
+	switch {
+	case keep && r.ids.ID == id:
+	case keep:
+		r.ids.Shift()
+		r.ids.ID = id
+	default:
+		r.ids = replication.IDs{ID: id, ID2: replication.NoID, Offset: offset, SecondOffset: -1}
+		r.backlog = replication.NewBacklog(r.backlog.Size(), offset+1)
+	}
+	r.m.lastDB = -1
+	r.mu.Unlock()
+	if drop {
+		s.dropReplicas() // they resynchronise and learn the new ID
+	}
+}
+
+// Relay implements replication.Relay: one command of the master's stream goes on to this
+// server's backlog and replicas as it was received.
+func (h replicaHost) Relay(args [][]byte) {
+	r := &h.s.repl
+	r.mu.Lock()
+	b := replication.AppendCommand(r.m.feedBuf[:0], args)
+	h.s.appendStream(b)
+	if cap(b) <= 64<<10 {
+		r.m.feedBuf = b
+	}
+	r.mu.Unlock()
 }

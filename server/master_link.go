@@ -48,7 +48,7 @@ func (l *replicaLink) startReader(s *Server) {
 }
 
 // linkWriter writes to a replica's socket, each write bounded by the link's timeout, counting
-// the bytes as network output.
+// the bytes as replication output.
 type linkWriter struct {
 	s       *Server
 	conn    net.Conn
@@ -58,7 +58,7 @@ type linkWriter struct {
 func (w *linkWriter) Write(p []byte) (int, error) {
 	w.conn.SetWriteDeadline(time.Now().Add(w.timeout))
 	n, err := w.conn.Write(p)
-	w.s.stats.netOut.Add(int64(n))
+	w.s.repl.m.replOut.Add(int64(n))
 	return n, err
 }
 
@@ -139,7 +139,8 @@ func (s *Server) replicaRoles() []commands.ReplicaRole {
 
 // Wait implements WAIT numreplicas timeout: it asks the replicas for an ACK and blocks until
 // numreplicas of them acknowledged the stream up to the offset it started at, or timeout (0:
-// forever) passes, and answers how many did.
+// forever) passes, and answers how many did. Inside a transaction, where nothing blocks, it
+// answers at once.
 func (s *Server) WaitReplicas(ctx *commands.Ctx, want int64, timeout time.Duration) {
 	if s.repl.replica.Load() != nil {
 		ctx.W.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
@@ -158,7 +159,7 @@ func (s *Server) WaitReplicas(ctx *commands.Ctx, want int64, timeout time.Durati
 		return n
 	}
 	n := acked()
-	if n >= want {
+	if n >= want || ctx.OnBlock == nil {
 		r.mu.Unlock()
 		ctx.W.Int(n)
 		return

@@ -200,7 +200,9 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 				s.repl.ids.ID, s.repl.ids.Offset = pt.ID, pt.Offset
 			}
 			s.repl.ids.Shift()
-			s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
+			if s.repl.backlog.End() != s.repl.ids.Offset+1 { // else it holds the relayed stream (master.go)
+				s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
+			}
 			s.repl.m.lastDB = -1
 			s.repl.mu.Unlock()
 			// Its writes extend the history its former siblings continue (master.go).

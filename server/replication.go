@@ -66,6 +66,7 @@ func (s *Server) replicationStats() ReplicationStats {
 		BacklogHist:   b.HistLen(),
 	}
 	r.SyncFull, r.PartialOK, r.PartialErr = s.repl.m.syncFull.Load(), s.repl.m.partialOK.Load(), s.repl.m.partialErr.Load()
+	r.ReplOutput = s.repl.m.replOut.Load()
 	now := time.Now()
 	for l := range s.repl.m.replicas { // master.go
 		r.Links = append(r.Links, l.stats(now))

@@ -240,3 +240,46 @@ func TestWaitAndMinReplicas(t *testing.T) {
 		t.Fatal(strconv.Quote(r.Str))
 	}
 }
+
+// TestChainedReplicas: a replica of a Strata replica gets the master's stream as its replica
+// received it, at the master's offsets, continues partially after a cut link, and follows a
+// promotion of the replica in the middle without a full resynchronisation.
+func TestChainedReplicas(t *testing.T) {
+	t.Parallel()
+	master, mid, leaf := testutil.StartStrata(t), testutil.StartStrata(t), testutil.StartStrata(t)
+	mc, ic, lc := dial(t, master), dial(t, mid), dial(t, leaf)
+	writeMixWith(t, mc, 0, masterTxScripts)
+	replicaOf(t, ic, master)
+	waitInSync(t, mc, ic)
+	replicaOf(t, lc, mid)
+	writeMixWith(t, mc, 1, masterTxScripts)
+	waitInSync(t, mc, ic)
+	waitInSync(t, mc, lc) // the same offsets two hops down
+	compareKeyspaces(t, master, leaf)
+	if r, _ := ic.Do("ROLE"); len(r.Elems) != 5 || r.Elems[0].Str != "slave" {
+		t.Fatalf("ROLE of the middle replica %v", r)
+	}
+	if info := infoReplication(t, ic, "replication"); info["connected_slaves"] != "1" {
+		t.Fatalf("middle replica's INFO replication %v", info)
+	}
+
+	before := infoReplication(t, ic, "stats")["sync_partial_ok"]
+	mustDo(t, ic, "(integer) 1", "CLIENT", "KILL", "TYPE", "replica")
+	for i := 0; i < 100; i++ {
+		mustDo(t, mc, "OK", "SET", "cut:"+strconv.Itoa(i), strconv.Itoa(i))
+	}
+	partialAfter(t, ic, before)
+	writeMixWith(t, mc, 2, masterTxScripts)
+	waitInSync(t, mc, lc)
+	compareKeyspaces(t, master, leaf)
+
+	// The middle replica becomes a master: the leaf goes on with it.
+	waitInSync(t, mc, ic)
+	mustDo(t, ic, "OK", "REPLICAOF", "NO", "ONE")
+	mustDo(t, ic, "OK", "SET", "after-promotion", "1")
+	waitInSync(t, ic, lc)
+	mustDo(t, lc, `"1"`, "GET", "after-promotion")
+	if st := infoReplication(t, ic, "stats"); st["sync_full"] != "1" {
+		t.Fatalf("the leaf resynchronised fully: %v", st)
+	}
+}
