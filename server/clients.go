@@ -491,6 +491,9 @@ func (s *Server) Stats() *Stats {
 		if c.x.killed.Load() {
 			continue
 		}
+		if l := c.rep.Load(); l != nil && l.serving.Load() {
+			continue // replicas are not counted as clients (master.go)
+		}
 		st.ConnectedClients++
 		if c.x.blocked.Load() {
 			st.BlockedClients++

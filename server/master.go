@@ -348,7 +348,7 @@ func (s *Server) serveReplica(l *replicaLink, psync bool, id string, offset int6
 		_, err = io.WriteString(w, reply) // the backlog's bytes follow from the pending output
 		s.log.Info("partial resynchronisation accepted", "replica", name, "offset", offset)
 	} else {
-		err = s.fullSync(l, w, timeout)
+		err = s.fullSync(l, w, timeout, psync)
 	}
 	if err == nil {
 		err = s.streamToReplica(l, w)
@@ -356,9 +356,10 @@ func (s *Server) serveReplica(l *replicaLink, psync bool, id string, offset int6
 	s.log.Info("replica link closed", "replica", name, "err", err)
 }
 
-// fullSync sends the replica a snapshot and the offset it stands for; the stream since then
-// accumulates in its pending output meanwhile.
-func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration) error {
+// fullSync sends the replica a snapshot and, after PSYNC, the offset it stands for (SYNC, the
+// old protocol, gets the snapshot alone); the stream since then accumulates in its pending
+// output meanwhile.
+func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, psync bool) error {
 	r := &s.repl
 	var at replication.IDs
 	sn, err := s.store.Snapshot(func() {
@@ -377,8 +378,10 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration) 
 	}
 	defer sn.Release()
 	start := time.Now()
-	if _, err := fmt.Fprintf(w, "+FULLRESYNC %s %d\r\n", at.ID, at.Offset); err != nil {
-		return err
+	if psync {
+		if _, err := fmt.Fprintf(w, "+FULLRESYNC %s %d\r\n", at.ID, at.Offset); err != nil {
+			return err
+		}
 	}
 	l.state.Store(linkSendBulk)
 	diskless := l.capaEOF && configBool(s.Config(), "repl-diskless-sync")

@@ -56,6 +56,11 @@ type linkWriter struct {
 }
 
 func (w *linkWriter) Write(p []byte) (int, error) {
+	select {
+	case <-w.s.closing: // the server stops: a snapshot being sent is abandoned
+		return 0, errLinkCut
+	default:
+	}
 	w.conn.SetWriteDeadline(time.Now().Add(w.timeout))
 	n, err := w.conn.Write(p)
 	w.s.repl.m.replOut.Add(int64(n))
