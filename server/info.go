@@ -59,6 +59,7 @@ type ReplicationStats struct {
 	SecondOffset int64  // second_repl_offset
 	Replicas     int    // connected_slaves
 	Links        []ReplicaLinkStats
+	GoodReplicas int // min_slaves_good_slaves, -1 while min-replicas-to-write is off
 	// SyncFull, PartialOK and PartialErr count the synchronisations served (sync_full,
 	// sync_partial_ok, sync_partial_err).
 	SyncFull, PartialOK, PartialErr int64
@@ -433,6 +434,9 @@ func infoReplication(b *infoBuilder, _ *Server, st *Stats) {
 		b.kv("replica_announced", boolDigit(rs.Announced))
 	}
 	b.kvi("connected_slaves", int64(r.Replicas))
+	if r.GoodReplicas >= 0 {
+		b.kvi("min_slaves_good_slaves", int64(r.GoodReplicas))
+	}
 	for i, l := range r.Links {
 		b.kv("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.IP, l.Port, l.State, l.Offset, l.Lag))
 	}

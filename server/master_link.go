@@ -98,8 +98,12 @@ func (s *Server) linkedReplicas() []*replicaLink {
 
 // replicaLinkStats is INFO replication's slaveN line.
 func (l *replicaLink) stats(now time.Time) ReplicaLinkStats {
-	return ReplicaLinkStats{IP: l.ip, Port: l.port, State: linkStateNames[l.state.Load()],
-		Offset: l.ackOff.Load(), Lag: int64(now.Sub(time.Unix(0, l.ackAt.Load())) / time.Second)}
+	st := l.state.Load()
+	ls := ReplicaLinkStats{IP: l.ip, Port: l.port, State: linkStateNames[st], Offset: l.ackOff.Load()}
+	if st == linkOnline {
+		ls.Lag = int64(now.Sub(time.Unix(0, l.ackAt.Load())) / time.Second)
+	}
+	return ls
 }
 
 // goodReplicas counts the online replicas whose last ACK is at most maxLag seconds old.

@@ -73,6 +73,16 @@ func (s *Server) replicationStats() ReplicationStats {
 	}
 	sort.Slice(r.Links, func(i, j int) bool { return r.Links[i].Port < r.Links[j].Port })
 	r.Replicas = len(r.Links)
+	r.GoodReplicas = -1
+	cfg := s.Config()
+	if maxLag := configInt(cfg, "min-replicas-max-lag", 10); configInt(cfg, "min-replicas-to-write", 0) > 0 && maxLag > 0 {
+		r.GoodReplicas = 0
+		for _, l := range r.Links {
+			if l.State == "online" && l.Lag <= maxLag {
+				r.GoodReplicas++
+			}
+		}
+	}
 	if rp := s.repl.replica.Load(); rp != nil {
 		s.replicaStats(rp, &r) // replica.go
 	}

@@ -225,6 +225,9 @@ func TestWaitAndMinReplicas(t *testing.T) {
 	mustDo(t, mc, "(error) NOREPLICAS Not enough good replicas to write.", "SET", "k", "w")
 	mustDo(t, mc, `"v"`, "GET", "k")
 	mustDo(t, mc, "OK", "CONFIG", "SET", "min-replicas-to-write", "1")
+	if g := infoReplication(t, mc, "replication")["min_slaves_good_slaves"]; g != "1" {
+		t.Fatalf("min_slaves_good_slaves %q", g)
+	}
 	mustDo(t, mc, "OK", "SET", "k", "w")
 	mustDo(t, mc, "(integer) 1", "WAIT", "1", "5000")
 	mustDo(t, rc, `"w"`, "GET", "k")
