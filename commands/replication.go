@@ -22,6 +22,7 @@ func init() {
 		&Command{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Handler: cmdSync},
 		&Command{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Handler: cmdReplConf},
 		&Command{Name: "wait", Arity: 3, Flags: FlagNoScript, Handler: cmdWait},
+		&Command{Name: "failover", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagStale, Handler: cmdFailover},
 	)
 }
 
@@ -35,6 +36,57 @@ type Master interface {
 	// WaitReplicas blocks until n replicas acknowledged the stream so far or timeout (0:
 	// none) passes, and answers how many did.
 	WaitReplicas(c *Ctx, n int64, timeout time.Duration)
+	// Failover starts (or aborts) a coordinated failover and answers.
+	Failover(c *Ctx, o FailoverOptions)
+}
+
+// FailoverOptions are FAILOVER's arguments.
+type FailoverOptions struct {
+	Host    string // TO host port; "" for any replica
+	Port    int
+	Force   bool
+	Abort   bool
+	Timeout time.Duration // 0 for none
+}
+
+// cmdFailover parses FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms].
+func cmdFailover(c *Ctx) {
+	var o FailoverOptions
+	if len(c.Args) == 2 && strings.EqualFold(c.Arg(1), "abort") {
+		o.Abort = true
+	}
+	for i := 1; i < len(c.Args) && !o.Abort; i++ {
+		switch opt := strings.ToLower(c.Arg(i)); {
+		case opt == "to" && i+2 < len(c.Args) && o.Host == "":
+			port, err := num.ParseInt(c.Args[i+2])
+			if err != nil || port < 0 || port > 65535 {
+				c.W.Error(ErrNotInteger)
+				return
+			}
+			o.Host, o.Port = c.Arg(i+1), int(port)
+			i += 2
+		case opt == "force" && !o.Force:
+			o.Force = true
+		case opt == "timeout" && i+1 < len(c.Args) && o.Timeout == 0:
+			ms, err := num.ParseInt(c.Args[i+1])
+			if err != nil {
+				c.W.Error(ErrNotInteger)
+				return
+			}
+			if ms <= 0 {
+				c.W.Error("ERR FAILOVER timeout must be greater than 0")
+				return
+			}
+			o.Timeout = time.Duration(ms) * time.Millisecond
+			i++
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if m := master(c); m != nil {
+		m.Failover(c, o)
+	}
 }
 
 func master(c *Ctx) Master {

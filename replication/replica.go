@@ -62,6 +62,9 @@ type Options struct {
 	// Resume is the point to continue from with a partial resynchronisation; an empty ID
 	// asks for a full one.
 	Resume Point
+	// Failover makes the first PSYNC "PSYNC <replid> <offset> FAILOVER": the master, a
+	// replica of this node until now, takes over as master (FAILOVER, coordinated).
+	Failover bool
 	Logger *slog.Logger
 }
 
@@ -145,6 +148,7 @@ type Replica struct {
 	lastIO     atomic.Int64 // unix nanoseconds
 	syncTotal  atomic.Int64
 	syncRead   atomic.Int64
+	failover   atomic.Bool // Options.Failover, until the first PSYNC
 
 	mu        sync.Mutex
 	id        string
@@ -169,6 +173,7 @@ func Start(o Options) *Replica {
 		id: o.Resume.ID, db: o.Resume.DB}
 	r.offset.Store(o.Resume.Offset)
 	r.readOffset.Store(o.Resume.Offset)
+	r.failover.Store(o.Failover)
 	go r.run()
 	return r
 }
@@ -362,6 +367,9 @@ func (r *Replica) session() error {
 	psync := []string{"PSYNC", "?", "-1"}
 	if id != "" {
 		psync = []string{"PSYNC", id, strconv.FormatInt(r.offset.Load()+1, 10)}
+		if r.failover.Swap(false) {
+			psync = append(psync, "FAILOVER")
+		}
 	}
 	if rep, err = l.call(psync...); err != nil {
 		return err

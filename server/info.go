@@ -53,13 +53,14 @@ type TrackingStats struct {
 
 // ReplicationStats is INFO replication's view of the server's replication state.
 type ReplicationStats struct {
-	Role         string // "master" or "slave"
-	ID, ID2      string // master_replid, master_replid2
-	Offset       int64  // master_repl_offset
-	SecondOffset int64  // second_repl_offset
-	Replicas     int    // connected_slaves
-	Links        []ReplicaLinkStats
-	GoodReplicas int // min_slaves_good_slaves, -1 while min-replicas-to-write is off
+	Role          string // "master" or "slave"
+	ID, ID2       string // master_replid, master_replid2
+	Offset        int64  // master_repl_offset
+	SecondOffset  int64  // second_repl_offset
+	Replicas      int    // connected_slaves
+	Links         []ReplicaLinkStats
+	GoodReplicas  int    // min_slaves_good_slaves, -1 while min-replicas-to-write is off
+	FailoverState string // master_failover_state
 	// SyncFull, PartialOK and PartialErr count the synchronisations served (sync_full,
 	// sync_partial_ok, sync_partial_err).
 	SyncFull, PartialOK, PartialErr int64
@@ -440,7 +441,7 @@ func infoReplication(b *infoBuilder, _ *Server, st *Stats) {
 	for i, l := range r.Links {
 		b.kv("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.IP, l.Port, l.State, l.Offset, l.Lag))
 	}
-	b.kv("master_failover_state", "no-failover")
+	b.kv("master_failover_state", r.FailoverState)
 	b.kv("master_replid", r.ID)
 	b.kv("master_replid2", r.ID2)
 	b.kvi("master_repl_offset", r.Offset)

@@ -277,6 +277,30 @@ func (s *Server) Sync(ctx *commands.Ctx, psync bool) {
 	if l := c.rep.Load(); l != nil && l.serving.Load() {
 		return // already a replica
 	}
+	if psync && len(ctx.Args) > 3 && strings.EqualFold(string(ctx.Args[3]), "failover") {
+		// FAILOVER on the master: this replica takes over first (master_failover.go).
+		rp := s.repl.replica.Load()
+		if rp == nil {
+			ctx.W.Error("ERR PSYNC FAILOVER can't be sent to a master.")
+			return
+		}
+		if rp.Status().Point.ID != string(ctx.Args[1]) {
+			ctx.W.Error("ERR PSYNC FAILOVER replid must match my replid.")
+			return
+		}
+		s.log.Warn("failover request received: this server is a master", "from", c.Addr)
+		if _, err := s.ReplicaOf("", 0); err != nil {
+			ctx.W.Error("ERR " + err.Error())
+			return
+		}
+	}
+	s.repl.mu.Lock()
+	failing := s.repl.fo.state != ""
+	s.repl.mu.Unlock()
+	if failing {
+		ctx.W.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if rp := s.repl.replica.Load(); rp != nil && rp.State() != replication.StateConnected {
 		// A replica serves replicas of its own with the stream it relays (Relay).
 		ctx.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")

@@ -174,6 +174,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 		Host: h, MasterHost: host, MasterPort: port, User: user, Password: pass,
 		ListeningPort: lport, AnnounceIP: announceIP, Timeout: time.Duration(timeout) * time.Second,
 		MaxBulkLen: cfg.ProtoMaxBulkLen, Resume: resume, Logger: s.log,
+		Failover: s.repl.failoverNext.Swap(false), // master_failover.go
 	}))
 }
 

@@ -26,7 +26,10 @@ type replState struct {
 	at     replication.Point
 	stamp  func(*storage.Txn) // replicaHost.stamp, made once
 
-	m masterState // master.go: the replicas, the stream's database, sync counters
+	m  masterState   // master.go: the replicas, the stream's database, sync counters
+	fo failoverState // master_failover.go: FAILOVER, under mu
+
+	failoverNext atomic.Bool // the next link's first PSYNC says FAILOVER (master_failover.go)
 }
 
 func (s *Server) initReplication() {
@@ -56,6 +59,7 @@ func (s *Server) replicationStats() ReplicationStats {
 	}
 	r := ReplicationStats{
 		Role:          "master",
+		FailoverState: s.failoverStateName(),
 		ID:            s.repl.ids.ID,
 		ID2:           s.repl.ids.ID2,
 		Offset:        s.repl.ids.Offset,

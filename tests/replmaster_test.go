@@ -286,3 +286,39 @@ func TestChainedReplicas(t *testing.T) {
 		t.Fatalf("the leaf resynchronised fully: %v", st)
 	}
 }
+
+// TestFailoverCommand: FAILOVER hands the master role to the replica once it has caught up;
+// the old master follows it with a partial resynchronisation.
+func TestFailoverCommand(t *testing.T) {
+	t.Parallel()
+	master, replica := testutil.StartStrata(t), testutil.StartStrata(t)
+	mc, rc := dial(t, master), dial(t, replica)
+	mustDo(t, mc, "(error) ERR FAILOVER requires connected replicas.", "FAILOVER")
+	mustDo(t, mc, "(error) ERR No failover in progress.", "FAILOVER", "ABORT")
+	mustDo(t, mc, "(error) ERR syntax error", "FAILOVER", "ABORT", "TIMEOUT", "10")
+	mustDo(t, mc, "(error) ERR FAILOVER timeout must be greater than 0", "FAILOVER", "TIMEOUT", "0")
+	writeMixWith(t, mc, 0, masterTxScripts)
+	replicaOf(t, rc, master)
+	waitInSync(t, mc, rc)
+	waitFor(t, "the replica online", func() bool {
+		return strings.Contains(infoReplication(t, mc, "replication")["slave0"], "state=online")
+	})
+	mustDo(t, rc, "(error) ERR FAILOVER is not valid when server is a replica.", "FAILOVER")
+	mustDo(t, mc, "(error) ERR FAILOVER target HOST and PORT is not a replica.", "FAILOVER", "TO", "127.0.0.1", "1")
+	mustDo(t, mc, "(error) ERR FAILOVER with force option requires both a timeout and target HOST and IP.", "FAILOVER", "FORCE")
+
+	mustDo(t, mc, "OK", "FAILOVER", "TIMEOUT", "5000")
+	waitFor(t, "the roles swapped", func() bool {
+		m, r := infoReplication(t, mc, "replication"), infoReplication(t, rc, "replication")
+		return m["role"] == "slave" && m["master_link_status"] == "up" && r["role"] == "master" &&
+			m["master_failover_state"] == "no-failover"
+	})
+	if st := infoReplication(t, rc, "stats"); st["sync_partial_ok"] != "1" || st["sync_full"] != "0" {
+		t.Fatalf("the old master did not continue partially: %v", st)
+	}
+	mustDo(t, rc, "OK", "SET", "after-failover", "1")
+	waitInSync(t, rc, mc)
+	mustDo(t, mc, `"1"`, "GET", "after-failover")
+	mustDo(t, mc, "(error) READONLY You can't write against a read only replica.", "SET", "k", "v")
+	compareKeyspaces(t, replica, master)
+}
