@@ -124,7 +124,7 @@ var inertDirectives = []*directive{
 
 	// Persistence: Strata journals every write in LevelDB (appendonly, appendfsync).
 	stored("stop-writes-on-bgsave-error", "", "yes", kindBool, 0, 0),
-	stored("rdbcompression", "", "yes", kindBool, 0, 0),
+	used("yes: strings in the snapshot a replica gets are LZF-compressed", stored("rdbcompression", "", "yes", kindBool, 0, 0)),
 	stored("rdb-save-incremental-fsync", "", "yes", kindBool, 0, 0),
 	stored("rdb-del-sync-files", "", "no", kindBool, 0, 0),
 	stored("aof-rewrite-incremental-fsync", "", "yes", kindBool, 0, 0),

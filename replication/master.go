@@ -35,10 +35,11 @@ func AppendCommand(dst []byte, argv [][]byte) []byte {
 
 // WriteSnapshot writes sn to w as an RDB file: aux fields (with the replication ID and offset
 // the snapshot stands for), the function libraries, then each database with its keys in key
-// order, expired keys left out. One value at a time is held in memory.
-func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs) error {
+// order, expired keys left out; strings LZF-compressed when compress is set (rdbcompression).
+// One value at a time is held in memory.
+func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, compress bool) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	rw, err := writeSnapshot(bw, sn, at)
+	rw, err := writeSnapshot(bw, sn, at, compress)
 	if err == nil {
 		err = rw.Close()
 	}
@@ -48,11 +49,12 @@ func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs) error {
 	return err
 }
 
-func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs) (*rdb.Writer, error) {
+func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, compress bool) (*rdb.Writer, error) {
 	rw, err := rdb.NewWriter(bw)
 	if err != nil {
 		return nil, err
 	}
+	rw.SetCompression(compress)
 	now := time.Now()
 	for _, kv := range [][2]string{{"redis-ver", commands.RedisVersion}, {"redis-bits", "64"},
 		{"ctime", strconv.FormatInt(now.Unix(), 10)}, {"used-mem", "0"},

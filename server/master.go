@@ -416,7 +416,7 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, 
 			return err
 		}
 		cw := &countWriter{w: w}
-		if err := replication.WriteSnapshot(cw, sn, at); err != nil {
+		if err := replication.WriteSnapshot(cw, sn, at, configBool(s.Config(), "rdbcompression")); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, mark); err != nil {
@@ -463,7 +463,7 @@ func (s *Server) sendSpilled(w io.Writer, sn *storage.Snapshot, at replication.I
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if err := replication.WriteSnapshot(f, sn, at); err != nil {
+	if err := replication.WriteSnapshot(f, sn, at, configBool(s.Config(), "rdbcompression")); err != nil {
 		return 0, err
 	}
 	n, err := f.Seek(0, io.SeekCurrent)
