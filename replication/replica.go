@@ -65,7 +65,7 @@ type Options struct {
 	// Failover makes the first PSYNC "PSYNC <replid> <offset> FAILOVER": the master, a
 	// replica of this node until now, takes over as master (FAILOVER, coordinated).
 	Failover bool
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Point is a position in a master's history: its replication ID, the offset of the last
