@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ type Master interface {
 	// ReplConf answers REPLCONF from a replica.
 	ReplConf(c *Ctx)
 	// WaitReplicas blocks until n replicas acknowledged the stream so far or timeout (0:
-	// none) passes, and answers how many did.
+	// none; negative: passed already) passes, and answers how many did.
 	WaitReplicas(c *Ctx, n int64, timeout time.Duration)
 	// Failover starts (or aborts) a coordinated failover and answers.
 	Failover(c *Ctx, o FailoverOptions)
@@ -130,8 +131,19 @@ func cmdWait(c *Ctx) {
 		c.W.Error(ErrTimeoutNegative)
 		return
 	}
+	// A deadline past the clock's range has passed already, as on redis-server, whose
+	// deadline (now + timeout) overflows.
+	var timeout time.Duration
+	switch {
+	case ms > math.MaxInt64-time.Now().UnixMilli():
+		timeout = -1
+	case ms > int64(math.MaxInt64/time.Millisecond):
+		timeout = math.MaxInt64
+	default:
+		timeout = time.Duration(ms) * time.Millisecond
+	}
 	if m := master(c); m != nil {
-		m.WaitReplicas(c, n, time.Duration(ms)*time.Millisecond)
+		m.WaitReplicas(c, n, timeout)
 	}
 }
 

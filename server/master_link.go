@@ -168,7 +168,7 @@ func (s *Server) WaitReplicas(ctx *commands.Ctx, want int64, timeout time.Durati
 		return n
 	}
 	n := acked()
-	if n >= want || ctx.OnBlock == nil {
+	if n >= want || ctx.OnBlock == nil || timeout < 0 {
 		r.mu.Unlock()
 		ctx.W.Int(n)
 		return
