@@ -100,19 +100,20 @@ func checkMasterSide(t *testing.T, master, replica *testutil.Instance, cut func(
 	// resynchronisation, and loses nothing.
 	mustDo(t, mc, "OK", "CONFIG", "SET", "repl-backlog-size", "16384")
 	infoReplication(t, mc, "replication") // the ring is resized when INFO reads it
-	errBefore := infoReplication(t, mc, "stats")["sync_partial_err"]
-	// A password the replica does not know keeps it out until the backlog is outgrown.
-	mustDo(t, mc, "OK", "CONFIG", "SET", "requirepass", "not-for-replicas")
+	st := infoReplication(t, mc, "stats")
+	okBefore, errBefore := st["sync_partial_ok"], st["sync_partial_err"]
+	// A full client table keeps the replica out until the backlog is outgrown.
+	mustDo(t, mc, "OK", "CONFIG", "SET", "maxclients", "1")
 	mustDo(t, mc, "(integer) 1", "CLIENT", "KILL", "TYPE", "replica")
 	mustDo(t, mc, "OK", "SET", "large", strings.Repeat("x", 100000))
 	writeMixWith(t, mc, 3, masterTxScripts)
-	mustDo(t, mc, "OK", "CONFIG", "SET", "requirepass", "")
+	mustDo(t, mc, "OK", "CONFIG", "SET", "maxclients", "10000")
 	waitFor(t, "a failed partial resynchronisation", func() bool {
 		return infoReplication(t, mc, "stats")["sync_partial_err"] != errBefore
 	})
 	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
-	if st := infoReplication(t, mc, "stats"); st["sync_full"] != "2" {
+	if st := infoReplication(t, mc, "stats"); st["sync_full"] != "2" || st["sync_partial_ok"] != okBefore {
 		t.Fatalf("after the backlog was outgrown: sync_full %s, sync_partial_ok %s, sync_partial_err %s",
 			st["sync_full"], st["sync_partial_ok"], st["sync_partial_err"])
 	}
