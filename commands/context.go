@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/strata-db/strata/acl"
@@ -90,10 +91,14 @@ type ClientInfo struct {
 }
 
 // Type is the client's type for CLIENT LIST and CLIENT KILL TYPE: "master" for a replica's
-// master client (flag M), else "normal" (replicas and subscribers are not told apart yet).
+// master client (flag M), "replica" for a replica's link (flag S), else "normal" (subscribers
+// are not told apart yet).
 func (ci *ClientInfo) Type() string {
 	if ci.Flags == "M" {
 		return "master"
+	}
+	if strings.Contains(ci.Flags, "S") {
+		return "replica"
 	}
 	return "normal"
 }
@@ -113,7 +118,15 @@ type RoleInfo struct {
 	Offset     int64
 	MasterHost string
 	MasterPort int
-	State      string // connect, connecting, handshake, sync, connected
+	State      string        // connect, connecting, handshake, sync, connected
+	Replicas   []ReplicaRole // a master's online replicas
+}
+
+// ReplicaRole is one replica in a master's ROLE reply.
+type ReplicaRole struct {
+	IP     string
+	Port   int
+	Offset int64
 }
 
 // Ctx is one command's execution context.

@@ -128,7 +128,7 @@ var inertDirectives = []*directive{
 
 	// Persistence: Strata journals every write in LevelDB (appendonly, appendfsync).
 	stored("stop-writes-on-bgsave-error", "", "yes", kindBool, 0, 0),
-	stored("rdbcompression", "", "yes", kindBool, 0, 0),
+	used("yes: strings in the snapshot a replica gets are LZF-compressed", stored("rdbcompression", "", "yes", kindBool, 0, 0)),
 	stored("rdb-save-incremental-fsync", "", "yes", kindBool, 0, 0),
 	stored("rdb-del-sync-files", "", "no", kindBool, 0, 0),
 	stored("aof-rewrite-incremental-fsync", "", "yes", kindBool, 0, 0),
@@ -152,8 +152,8 @@ var inertDirectives = []*directive{
 	stored("latency-tracking", "", "yes", kindBool, 0, 0),
 	stored("latency-tracking-info-percentiles", "", "50 99 99.9", kindPercentiles, 0, 0),
 
-	// Replication. The replica side reads the directives marked used (server/replica.go); the
-	// rest is for the master side, which Strata does not serve yet.
+	// Replication. The replica side (server/replica.go) and the master side (server/master.go)
+	// read the directives marked used.
 	used("password sent with AUTH to the master of a replica", stored("masterauth", "", "", kindString, 0, 0)),
 	used("user sent with AUTH to the master of a replica", stored("masteruser", "", "", kindString, 0, 0)),
 	used("yes: a replica refuses writes from its clients (READONLY)", stored("replica-read-only", "slave-read-only", "yes", kindBool, 0, 0)),
@@ -162,13 +162,13 @@ var inertDirectives = []*directive{
 	used("seconds after which a replica drops a silent link to its master", stored("repl-timeout", "", "60", kindInt, 1, intMax)),
 	used("address a replica announces to its master (REPLCONF ip-address); empty: none", stored("replica-announce-ip", "slave-announce-ip", "", kindString, 0, 0)),
 	used("port a replica announces to its master (REPLCONF listening-port); 0: its own", stored("replica-announce-port", "slave-announce-port", "0", kindInt, 0, portMax)),
-	fixed("Strata has no replicas; only 0 is accepted", "min-replicas-to-write", "min-slaves-to-write", "0", kindInt, 0, intMax),
-	stored("min-replicas-max-lag", "min-slaves-max-lag", "10", kindInt, 0, intMax),
-	stored("repl-backlog-size", "", "1048576", kindSize, 1, longMax),
-	stored("repl-backlog-ttl", "", "3600", kindInt, 0, longMax),
-	stored("repl-ping-replica-period", "repl-ping-slave-period", "10", kindInt, 1, intMax),
+	used("writes are refused (NOREPLICAS) while fewer replicas than this acknowledged within min-replicas-max-lag; 0: off", stored("min-replicas-to-write", "min-slaves-to-write", "0", kindInt, 0, intMax)),
+	used("seconds since its last ACK within which a replica counts for min-replicas-to-write", stored("min-replicas-max-lag", "min-slaves-max-lag", "10", kindInt, 0, intMax)),
+	used("bytes of the replication stream kept for partial resynchronisations", stored("repl-backlog-size", "", "1048576", kindSize, 1, longMax)),
+	used("seconds without replicas after which the backlog is freed; 0: never", stored("repl-backlog-ttl", "", "3600", kindInt, 0, longMax)),
+	used("seconds between the PINGs a master sends its replicas", stored("repl-ping-replica-period", "repl-ping-slave-period", "10", kindInt, 1, intMax)),
 	stored("repl-disable-tcp-nodelay", "", "no", kindBool, 0, 0),
-	stored("repl-diskless-sync", "", "yes", kindBool, 0, 0),
+	used("yes: a full synchronisation streams its snapshot to a replica that takes it ($EOF:<mark>); no: spilled to a file in the data directory first", stored("repl-diskless-sync", "", "yes", kindBool, 0, 0)),
 	stored("repl-diskless-sync-delay", "", "5", kindInt, 0, intMax),
 	stored("repl-diskless-sync-max-replicas", "", "0", kindInt, 0, intMax),
 	stored("repl-diskless-load", "", "disabled", kindEnum, 0, 0, "disabled", "on-empty-db", "swapdb"),

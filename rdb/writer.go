@@ -15,6 +15,8 @@ type output struct {
 	buf []byte
 	crc uint64
 	err error
+
+	noCompress bool // strings are written raw (rdbcompression no)
 }
 
 const outputBufSize = 64 << 10
@@ -75,7 +77,7 @@ func (o *output) str(s []byte) {
 			return
 		}
 	}
-	if len(s) > 20 {
+	if len(s) > 20 && !o.noCompress {
 		if c := lzfCompress(s); c != nil {
 			o.byte(0xc3)
 			o.length(uint64(len(c)))
@@ -207,6 +209,10 @@ func NewWriter(w io.Writer) (*Writer, error) {
 	wr.out.write([]byte(fmt.Sprintf("REDIS%04d", DumpVersion)))
 	return wr, wr.out.err
 }
+
+// SetCompression turns the LZF compression of strings on (the default) or off, as Redis's
+// rdbcompression does.
+func (w *Writer) SetCompression(on bool) { w.out.noCompress = !on }
 
 func (w *Writer) between() error {
 	if w.closed || !w.complete() {

@@ -50,10 +50,23 @@
 // claims more or less than the keyspace holds, and a replica restarted after a clean shutdown
 // or a crash continues partially from exactly there.
 //
-// # Where the rest goes
+// # The master side
 //
-// The master side (serving PSYNC and SYNC from a consistent LevelDB snapshot encoded by the rdb
-// package, then the write stream in Redis's propagated form) is built on IDs and the Backlog.
+// The server (server/master.go) owns the replica connections, the backlog and the feed of
+// committed writes; this package gives it the pieces that know the protocol. AppendCommand
+// encodes a command of the stream as a RESP array. WriteSnapshot encodes a storage.Snapshot,
+// a view taken while no transaction runs so that it matches one replication offset exactly, as
+// an RDB with that offset in its aux fields, one value at a time; NewEOFMark makes the mark
+// that ends a diskless payload; RequestReader parses the REPLCONF ACKs a replica sends back.
+//
+// A replica with replicas of its own relays its master's stream to them unchanged, at the
+// master's offsets, through the Relay interface its Host implements: every command read
+// (PINGs and GETACKs too, which count in the offsets) is handed over as it arrives, and
+// Resynced tells the host where the stream continues after a synchronisation, so that it
+// keeps its backlog across a partial one and starts a new history after a full one.
+//
+// # Where it sits
+//
 // The package sits below server/, which owns the connections, the clients and the gates, and
 // above commands/, whose execution produces the stream.
 package replication

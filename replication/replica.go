@@ -32,6 +32,17 @@ type Host interface {
 	Replaced()
 }
 
+// Relay is implemented by a Host that serves replicas of its own (chained replication): it
+// passes the master's stream on as received, at the master's offsets.
+type Relay interface {
+	// Resynced says that the stream now continues from offset under replication ID id:
+	// after a full synchronisation (full set), or a partial one (which may name a new ID).
+	Resynced(id string, offset int64, full bool)
+	// Relay passes on one command of the stream, PINGs and REPLCONF GETACK included. The
+	// arguments are valid during the call only.
+	Relay(args [][]byte)
+}
+
 // Options configure a replica's link.
 type Options struct {
 	Host       Host
@@ -51,7 +62,10 @@ type Options struct {
 	// Resume is the point to continue from with a partial resynchronisation; an empty ID
 	// asks for a full one.
 	Resume Point
-	Logger *slog.Logger
+	// Failover makes the first PSYNC "PSYNC <replid> <offset> FAILOVER": the master, a
+	// replica of this node until now, takes over as master (FAILOVER, coordinated).
+	Failover bool
+	Logger   *slog.Logger
 }
 
 // Point is a position in a master's history: its replication ID, the offset of the last
@@ -134,6 +148,7 @@ type Replica struct {
 	lastIO     atomic.Int64 // unix nanoseconds
 	syncTotal  atomic.Int64
 	syncRead   atomic.Int64
+	failover   atomic.Bool // Options.Failover, until the first PSYNC
 
 	mu        sync.Mutex
 	id        string
@@ -158,6 +173,7 @@ func Start(o Options) *Replica {
 		id: o.Resume.ID, db: o.Resume.DB}
 	r.offset.Store(o.Resume.Offset)
 	r.readOffset.Store(o.Resume.Offset)
+	r.failover.Store(o.Failover)
 	go r.run()
 	return r
 }
@@ -351,6 +367,9 @@ func (r *Replica) session() error {
 	psync := []string{"PSYNC", "?", "-1"}
 	if id != "" {
 		psync = []string{"PSYNC", id, strconv.FormatInt(r.offset.Load()+1, 10)}
+		if r.failover.Swap(false) {
+			psync = append(psync, "FAILOVER")
+		}
 	}
 	if rep, err = l.call(psync...); err != nil {
 		return err
@@ -378,6 +397,9 @@ func (r *Replica) session() error {
 		r.offset.Store(off)
 		r.readOffset.Store(off)
 		r.o.Host.ResetMaster(0)
+		if rl, ok := r.o.Host.(Relay); ok {
+			rl.Resynced(at.ID, off, true)
+		}
 		r.log.Info("full synchronisation with the master loaded", "master", addr, "offset", off)
 	case strings.HasPrefix(rep, "+CONTINUE"):
 		f := strings.Fields(rep)
@@ -390,6 +412,9 @@ func (r *Replica) session() error {
 		r.mu.Unlock()
 		r.readOffset.Store(r.offset.Load())
 		r.o.Host.ResetMaster(db) // the stream goes on in the database it had selected
+		if rl, ok := r.o.Host.(Relay); ok {
+			rl.Resynced(r.Status().Point.ID, r.offset.Load(), false)
+		}
 		r.log.Info("partial resynchronisation accepted", "master", addr, "offset", r.offset.Load())
 	default:
 		return fmt.Errorf("master answered PSYNC with %s", rep)
@@ -470,6 +495,7 @@ func (r *Replica) stream(l *link) error {
 			}
 		}
 	}()
+	relay, _ := r.o.Host.(Relay)
 	cr := &commandReader{br: l.br, maxBulk: r.o.MaxBulkLen}
 	r.mu.Lock()
 	id, db := r.id, r.db
@@ -485,6 +511,9 @@ func (r *Replica) stream(l *link) error {
 		}
 		r.readOffset.Add(n)
 		pending += n
+		if relay != nil {
+			relay.Relay(args)
+		}
 		name := strings.ToLower(string(args[0]))
 		switch name {
 		case "multi":

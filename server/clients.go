@@ -322,7 +322,7 @@ func (s *Server) afterCommand(c *client, st cmdState) {
 			} else {
 				cs.calls.Add(1)
 				cs.usec.Add(st.dur.Microseconds())
-				if !ctx.Blocked {
+				if !ctx.Blocked && c.rep.Load() == nil { // a replica's PSYNC lasts as long as its link
 					s.slowLogCall(ctx.Client, ctx.Cmd, ctx.Args, st.dur) // slowlog.go
 					s.latencyCall(cs, ctx.Cmd, st.dur)                   // latency.go
 				}
@@ -424,6 +424,9 @@ func (c *client) info() commands.ClientInfo {
 		}
 		ci.Redir = c.trk.redirect.Load()
 	}
+	if l := c.rep.Load(); l != nil && l.serving.Load() { // master.go: a replica's link
+		flags += "S"
+	}
 	if ci.NoEvict {
 		flags += "e"
 	}
@@ -487,6 +490,9 @@ func (s *Server) Stats() *Stats {
 	for _, c := range s.clients {
 		if c.x.killed.Load() {
 			continue
+		}
+		if l := c.rep.Load(); l != nil && l.serving.Load() {
+			continue // replicas are not counted as clients (master.go)
 		}
 		st.ConnectedClients++
 		if c.x.blocked.Load() {
@@ -566,7 +572,7 @@ func (s *Server) reapIdle() {
 		var idle []*client
 		s.mu.Lock()
 		for _, c := range s.clients {
-			if !c.x.blocked.Load() && c.x.lastActive.Load() < limit && !c.x.killed.Load() {
+			if !c.x.blocked.Load() && c.x.lastActive.Load() < limit && !c.x.killed.Load() && c.rep.Load() == nil {
 				idle = append(idle, c)
 			}
 		}

@@ -58,12 +58,28 @@ type ReplicationStats struct {
 	Offset        int64  // master_repl_offset
 	SecondOffset  int64  // second_repl_offset
 	Replicas      int    // connected_slaves
-	BacklogActive bool
-	BacklogSize   int
-	BacklogFirst  int64
-	BacklogHist   int
+	Links         []ReplicaLinkStats
+	GoodReplicas  int    // min_slaves_good_slaves, -1 while min-replicas-to-write is off
+	FailoverState string // master_failover_state
+	// SyncFull, PartialOK and PartialErr count the synchronisations served (sync_full,
+	// sync_partial_ok, sync_partial_err).
+	SyncFull, PartialOK, PartialErr int64
+	ReplOutput                      int64 // total_net_repl_output_bytes
+	BacklogActive                   bool
+	BacklogSize                     int
+	BacklogFirst                    int64
+	BacklogHist                     int
 	// Replica, for a replica (Role "slave"), is the state of its link to the master.
 	Replica *ReplicaStats
+}
+
+// ReplicaLinkStats is one linked replica as INFO replication lists it (slaveN).
+type ReplicaLinkStats struct {
+	IP     string
+	Port   int
+	State  string // wait_bgsave, send_bulk, online
+	Offset int64  // acknowledged
+	Lag    int64  // seconds since its last ACK
 }
 
 // ReplicaStats is INFO replication's view of a replica's link to its master.
@@ -359,13 +375,13 @@ func infoStats(b *infoBuilder, s *Server, st *Stats) {
 	b.kvi("total_net_input_bytes", st.NetInput)
 	b.kvi("total_net_output_bytes", st.NetOutput)
 	b.kv("total_net_repl_input_bytes", "0")
-	b.kv("total_net_repl_output_bytes", "0")
+	b.kvi("total_net_repl_output_bytes", st.Replication.ReplOutput)
 	b.kv("instantaneous_input_kbps", "0.00")
 	b.kv("instantaneous_output_kbps", "0.00")
 	b.kvi("rejected_connections", st.Rejected)
-	b.kv("sync_full", "0")
-	b.kv("sync_partial_ok", "0")
-	b.kv("sync_partial_err", "0")
+	b.kvi("sync_full", st.Replication.SyncFull)
+	b.kvi("sync_partial_ok", st.Replication.PartialOK)
+	b.kvi("sync_partial_err", st.Replication.PartialErr)
 	b.kvi("expired_keys", expired)
 	b.kv("expired_stale_perc", "0.00")
 	b.kv("expired_time_cap_reached_count", "0")
@@ -419,7 +435,13 @@ func infoReplication(b *infoBuilder, _ *Server, st *Stats) {
 		b.kv("replica_announced", boolDigit(rs.Announced))
 	}
 	b.kvi("connected_slaves", int64(r.Replicas))
-	b.kv("master_failover_state", "no-failover")
+	if r.GoodReplicas >= 0 {
+		b.kvi("min_slaves_good_slaves", int64(r.GoodReplicas))
+	}
+	for i, l := range r.Links {
+		b.kv("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.IP, l.Port, l.State, l.Offset, l.Lag))
+	}
+	b.kv("master_failover_state", r.FailoverState)
 	b.kv("master_replid", r.ID)
 	b.kv("master_replid2", r.ID2)
 	b.kvi("master_repl_offset", r.Offset)

@@ -136,6 +136,16 @@ var (
 	descDirBytes   = desc("strata_data_dir_bytes", "Size of the data directory.")
 	descBackupRun  = desc("strata_backup_in_progress", "1 while BGSAVE is copying.")
 	descBackupTime = desc("strata_last_backup_timestamp_seconds", "Unix time of the last successful backup's snapshot.")
+
+	descReplicas   = desc("strata_connected_replicas", "Replicas linked to this master (connected_slaves).")
+	descReplOffset = desc("strata_repl_offset_bytes", "Replication offset: bytes of the write stream so far (master_repl_offset).")
+	descReplHist   = desc("strata_repl_backlog_bytes", "Bytes held in the replication backlog (repl_backlog_histlen).")
+	descSyncFull   = desc("strata_sync_full_total", "Full synchronisations served to replicas.")
+	descSyncPOK    = desc("strata_sync_partial_ok_total", "Partial resynchronisations accepted.")
+	descSyncPErr   = desc("strata_sync_partial_err_total", "Partial resynchronisations refused (a full one followed).")
+	descLagBytes   = desc("strata_replica_lag_bytes", "Bytes of the stream a replica has not acknowledged, by its slaveN index in INFO replication.", "replica")
+	descLagSecs    = desc("strata_replica_lag_seconds", "Seconds since a replica's last acknowledgement, by its slaveN index.", "replica")
+	descLinkUp     = desc("strata_master_link_up", "On a replica: 1 while the link to its master is up.")
 )
 
 func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
@@ -161,6 +171,25 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descPanics, float64(st.ClientPanics))
 	for prefix, n := range st.Errors {
 		counter(descErrors, float64(n), prefix)
+	}
+
+	r := st.Replication
+	gauge(descReplicas, float64(r.Replicas))
+	gauge(descReplOffset, float64(r.Offset))
+	gauge(descReplHist, float64(r.BacklogHist))
+	counter(descSyncFull, float64(r.SyncFull))
+	counter(descSyncPOK, float64(r.PartialOK))
+	counter(descSyncPErr, float64(r.PartialErr))
+	for i, l := range r.Links {
+		gauge(descLagBytes, float64(max(r.Offset-l.Offset, 0)), strconv.Itoa(i))
+		gauge(descLagSecs, float64(l.Lag), strconv.Itoa(i))
+	}
+	if rs := r.Replica; rs != nil {
+		up := 0.0
+		if rs.LinkUp {
+			up = 1
+		}
+		gauge(descLinkUp, up)
 	}
 
 	store := s.store

@@ -175,6 +175,7 @@ func (s *Server) startReplica(host string, port int, resume replication.Point) {
 		Host: h, MasterHost: host, MasterPort: port, User: user, Password: pass,
 		ListeningPort: lport, AnnounceIP: announceIP, Timeout: time.Duration(timeout) * time.Second,
 		MaxBulkLen: cfg.ProtoMaxBulkLen, Resume: resume, Logger: s.log,
+		Failover: s.repl.failoverNext.Swap(false), // master_failover.go
 	}))
 }
 
@@ -203,8 +204,13 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 				s.repl.ids.ID, s.repl.ids.Offset = pt.ID, pt.Offset
 			}
 			s.repl.ids.Shift()
-			s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
+			if s.repl.backlog.End() != s.repl.ids.Offset+1 { // else it holds the relayed stream (master.go)
+				s.repl.backlog = replication.NewBacklog(s.repl.backlog.Size(), s.repl.ids.Offset+1)
+			}
+			s.repl.m.lastDB = -1
 			s.repl.mu.Unlock()
+			// Its writes extend the history its former siblings continue (master.go).
+			s.startFeeding()
 			// Its own writes follow, which no point covers.
 			if err := s.store.PutSystemRecord(replication.PointRecord, nil); err != nil {
 				return false, err
@@ -227,6 +233,7 @@ func (s *Server) ReplicaOf(host string, port int) (bool, error) {
 		resume = replication.Point{ID: s.repl.ids.ID, Offset: s.repl.ids.Offset}
 		s.repl.mu.Unlock()
 	}
+	s.dropReplicas() // master.go: they resynchronise with the new history
 	s.startReplica(host, port, resume)
 	s.setReplicaOfConfig(host + " " + strconv.Itoa(port))
 	s.log.Info("replicating", "master", net.JoinHostPort(host, strconv.Itoa(port)))
@@ -250,8 +257,9 @@ func (s *Server) Role() commands.RoleInfo {
 	rp := s.repl.replica.Load()
 	if rp == nil {
 		s.repl.mu.Lock()
-		defer s.repl.mu.Unlock()
-		return commands.RoleInfo{Master: true, Offset: s.repl.ids.Offset}
+		off := s.repl.ids.Offset
+		s.repl.mu.Unlock()
+		return commands.RoleInfo{Master: true, Offset: off, Replicas: s.replicaRoles()} // master_link.go
 	}
 	st := rp.Status()
 	ri := commands.RoleInfo{MasterHost: st.MasterHost, MasterPort: st.MasterPort, State: st.State.String(), Offset: -1}
@@ -295,7 +303,8 @@ func (s *Server) replicaStats(rp *replication.Replica, r *ReplicationStats) {
 // pass, to be answered by it. EXEC is judged by the commands it would run.
 func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte) string {
 	rp := s.repl.replica.Load()
-	if rp == nil || cmd == nil || !cmd.CheckArity(len(args)) || !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 {
+	if cmd == nil || !cmd.CheckArity(len(args)) || !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 ||
+		rp == nil && cmd.Flags&commands.FlagWrite == 0 && cmd.Name != "exec" {
 		return ""
 	}
 	write, stale := cmd.Flags&commands.FlagWrite != 0, cmd.Flags&commands.FlagStale != 0
@@ -304,6 +313,9 @@ func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte)
 			write = write || q.cmd.Flags&commands.FlagWrite != 0
 			stale = stale && q.cmd.Flags&commands.FlagStale != 0
 		}
+	}
+	if rp == nil {
+		return s.noReplicasRefusal(write) // master_link.go: min-replicas-to-write
 	}
 	cfg := s.Config()
 	state := rp.State()

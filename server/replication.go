@@ -1,9 +1,11 @@
 package server
 
 import (
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/strata-db/strata/replication"
 	"github.com/strata-db/strata/storage"
@@ -23,6 +25,11 @@ type replState struct {
 	master atomic.Pointer[client] // read by CLIENT LIST and CLIENT KILL too
 	at     replication.Point
 	stamp  func(*storage.Txn) // replicaHost.stamp, made once
+
+	m  masterState   // master.go: the replicas, the stream's database, sync counters
+	fo failoverState // master_failover.go: FAILOVER, under mu
+
+	failoverNext atomic.Bool // the next link's first PSYNC says FAILOVER (master_failover.go)
 }
 
 func (s *Server) initReplication() {
@@ -52,6 +59,7 @@ func (s *Server) replicationStats() ReplicationStats {
 	}
 	r := ReplicationStats{
 		Role:          "master",
+		FailoverState: s.failoverStateName(),
 		ID:            s.repl.ids.ID,
 		ID2:           s.repl.ids.ID2,
 		Offset:        s.repl.ids.Offset,
@@ -60,6 +68,24 @@ func (s *Server) replicationStats() ReplicationStats {
 		BacklogSize:   b.Size(),
 		BacklogFirst:  first,
 		BacklogHist:   b.HistLen(),
+	}
+	r.SyncFull, r.PartialOK, r.PartialErr = s.repl.m.syncFull.Load(), s.repl.m.partialOK.Load(), s.repl.m.partialErr.Load()
+	r.ReplOutput = s.repl.m.replOut.Load()
+	now := time.Now()
+	for l := range s.repl.m.replicas { // master.go
+		r.Links = append(r.Links, l.stats(now))
+	}
+	sort.Slice(r.Links, func(i, j int) bool { return r.Links[i].Port < r.Links[j].Port })
+	r.Replicas = len(r.Links)
+	r.GoodReplicas = -1
+	cfg := s.Config()
+	if maxLag := configInt(cfg, "min-replicas-max-lag", 10); configInt(cfg, "min-replicas-to-write", 0) > 0 && maxLag > 0 {
+		r.GoodReplicas = 0
+		for _, l := range r.Links {
+			if l.State == "online" && l.Lag <= maxLag {
+				r.GoodReplicas++
+			}
+		}
 	}
 	if rp := s.repl.replica.Load(); rp != nil {
 		s.replicaStats(rp, &r) // replica.go

@@ -82,10 +82,11 @@ type client struct {
 	guard *guardConn // the request guard of a plain or TLS connection
 	w     resp.Writer
 	ctx   commands.Ctx
-	x     clientExtra // clients.go
-	tx    txState     // multi.go: MULTI queue and watched keys
-	ps    psState     // pubsub.go: subscriptions and outbound queue
-	trk   trkState    // tracking.go: CLIENT TRACKING
+	x     clientExtra                 // clients.go
+	tx    txState                     // multi.go: MULTI queue and watched keys
+	ps    psState                     // pubsub.go: subscriptions and outbound queue
+	trk   trkState                    // tracking.go: CLIENT TRACKING
+	rep   atomic.Pointer[replicaLink] // master.go: set by REPLCONF or PSYNC
 }
 
 // New opens the storage in cfg.Dir and prepares a server; Start begins listening.

@@ -160,10 +160,11 @@ func (g *guardConn) dropStaged() {
 // queued by MULTI, which keeps its arguments, gets the bytes instead. It
 // reports false, having answered an error, when the value cannot be read back.
 func (s *Server) stagedArgument(c *client, ctx *commands.Ctx, sv *storage.StagedValue) bool {
-	if !c.tx.active {
+	if !c.tx.active && ctx.Propagate == nil {
 		ctx.Staged = sv
 		return true
 	}
+	// Queued in MULTI, or propagated to replicas (master.go), which need the value itself.
 	b, err := sv.Bytes()
 	if err != nil {
 		ctx.Fail(err)

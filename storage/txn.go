@@ -52,6 +52,8 @@ type Txn struct {
 	lastOK    bool
 
 	committed []func() // run after a successful commit, before the locks are released
+
+	snap *leveldb.Snapshot // set for a transaction of a Snapshot: reads come from it, no lock is held
 }
 
 type counterDelta struct {
@@ -183,7 +185,9 @@ func (t *Txn) release() {
 	if t.done {
 		return
 	}
-	if t.exclusive {
+	if t.snap != nil {
+		t.snap = nil
+	} else if t.exclusive {
 		t.s.global.Unlock()
 	} else {
 		t.s.locks.unlock(t.stripes, t.write)
@@ -241,6 +245,13 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	// rewrites it, and a write goes to the overlay, which is consulted first.
 	if t.lastOK && bytes.Equal(k, t.lastKey) {
 		return t.lastVal, t.lastFound, nil
+	}
+	if t.snap != nil {
+		v, err := t.snap.Get(k, nil)
+		if err == leveldb.ErrNotFound {
+			return nil, false, nil
+		}
+		return v, err == nil, err
 	}
 	cache := t.s.cache
 	if cache != nil && k[0] == tagMeta {
@@ -321,7 +332,13 @@ type Iter struct {
 // Iterate returns an iterator over [start, limit); limit nil means no upper bound.
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	r := &util.Range{Start: start, Limit: limit}
-	it := &Iter{base: t.s.db().NewIterator(r, nil), reverse: reverse}
+	var base iterator.Iterator
+	if t.snap != nil {
+		base = t.snap.NewIterator(r, nil)
+	} else {
+		base = t.s.db().NewIterator(r, nil)
+	}
+	it := &Iter{base: base, reverse: reverse}
 	t.syncOverlay()
 	if len(t.over) > 0 {
 		it.over = newSliceIter(t.over, start, limit)

@@ -80,7 +80,7 @@ var extremeSkip = map[string]bool{
 // one there, and the extreme value only when it cannot block for long (negative or past 2^63).
 var extremeTimeout = map[string]int{
 	"blpop": -1, "brpop": -1, "bzpopmin": -1, "bzpopmax": -1, "brpoplpush": -1, "blmove": -1,
-	"blmpop": 1, "bzmpop": 1,
+	"blmpop": 1, "bzmpop": 1, "wait": -1,
 }
 
 // extremeCategoryKey names the prepared key of the type a command's ACL category works on.

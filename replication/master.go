@@ -1,0 +1,150 @@
+package replication
+
+import (
+	"bufio"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/rdb"
+	"github.com/strata-db/strata/storage"
+)
+
+// The master's side of the link: the stream's encoding, the snapshot a full synchronisation
+// sends, its two framings, and the requests a replica sends back (REPLCONF ACK).
+
+// AppendCommand appends argv to dst as a RESP array of bulk strings, the form every command
+// of the replication stream takes.
+func AppendCommand(dst []byte, argv [][]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(argv)), 10)
+	dst = append(dst, '\r', '\n')
+	for _, a := range argv {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}
+
+// WriteSnapshot writes sn to w as an RDB file: aux fields (with the replication ID and offset
+// the snapshot stands for), the function libraries, then each database with its keys in key
+// order, expired keys left out; strings LZF-compressed when compress is set (rdbcompression).
+// One value at a time is held in memory.
+func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, compress bool) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	rw, err := writeSnapshot(bw, sn, at, compress)
+	if err == nil {
+		err = rw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
+}
+
+func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, compress bool) (*rdb.Writer, error) {
+	rw, err := rdb.NewWriter(bw)
+	if err != nil {
+		return nil, err
+	}
+	rw.SetCompression(compress)
+	now := time.Now()
+	for _, kv := range [][2]string{{"redis-ver", commands.RedisVersion}, {"redis-bits", "64"},
+		{"ctime", strconv.FormatInt(now.Unix(), 10)}, {"used-mem", "0"},
+		{"repl-stream-db", "0"}, {"repl-id", at.ID}, {"repl-offset", strconv.FormatInt(at.Offset, 10)},
+		{"aof-base", "0"}} {
+		if err := rw.Aux(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	libs, err := sn.FunctionLibraries()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(libs))
+	for name := range libs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := rw.Function([]byte(libs[name])); err != nil {
+			return nil, err
+		}
+	}
+	for db := 0; db < sn.Databases(); db++ {
+		keys, expires := sn.KeyCounts(db)
+		if keys == 0 {
+			continue
+		}
+		if err := rw.SelectDB(db); err != nil {
+			return nil, err
+		}
+		if err := rw.ResizeDB(uint64(keys), uint64(expires)); err != nil {
+			return nil, err
+		}
+		if err := snapshotDB(sn, db, rw, now.UnixMilli()); err != nil {
+			return nil, fmt.Errorf("db %d: %w", db, err)
+		}
+	}
+	return rw, nil
+}
+
+// snapshotDB writes the live keys of one database of sn.
+func snapshotDB(sn *storage.Snapshot, db int, w *rdb.Writer, now int64) error {
+	txn := sn.Begin(db, now)
+	defer txn.Abort()
+	it := txn.ScanKeys(nil, nil)
+	for it.Next() {
+		m := it.Meta()
+		if it.Expired() || !m.Type.IsCollection() && m.Type != storage.TypeString {
+			continue
+		}
+		expireAt := int64(-1)
+		if m.Expire != 0 {
+			expireAt = m.Expire
+		}
+		if err := w.Key(it.Key(), expireAt); err != nil {
+			it.Close()
+			return err
+		}
+		if err := commands.DumpValue(txn, m, &w.ValueWriter); err != nil {
+			it.Close()
+			return fmt.Errorf("key %q: %w", it.Key(), err)
+		}
+	}
+	return it.Close()
+}
+
+// NewEOFMark returns a random mark for a diskless payload: the master sends "$EOF:<mark>\r\n",
+// the RDB, then the mark.
+func NewEOFMark() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var b [eofMarkLen]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b[:])
+}
+
+// RequestReader parses what a replica sends its master (REPLCONF ACK, PING), command by
+// command.
+type RequestReader struct{ cr commandReader }
+
+// NewRequestReader reads requests from r; maxBulk bounds one argument.
+func NewRequestReader(r io.Reader, maxBulk int64) *RequestReader {
+	return &RequestReader{cr: commandReader{br: bufio.NewReaderSize(r, 4096), maxBulk: maxBulk}}
+}
+
+// Next returns the next request; its arguments are valid until the next call.
+func (rr *RequestReader) Next() ([][]byte, error) {
+	args, _, err := rr.cr.next()
+	return args, err
+}

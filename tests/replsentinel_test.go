@@ -1,0 +1,256 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/strata-db/strata/internal/testutil"
+)
+
+// Redis Sentinel watching Strata nodes: three redis-sentinel processes, a Strata master and two
+// Strata replicas, each a process of its own so that the master can be killed outright.
+
+// freeLoopbackPort returns a port free on 127.0.0.1 now.
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// node is a process under test: a Strata server or a sentinel.
+type node struct {
+	cmd  *exec.Cmd
+	port int
+	addr string
+}
+
+// startProcess runs bin with args, logs its output to the test, waits until port answers PING,
+// and kills the process when the test ends.
+func startProcess(t *testing.T, name string, port int, bin string, args ...string) *node {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if line := sc.Text(); strings.Contains(line, "+") || strings.Contains(line, "level=WARN") ||
+				strings.Contains(line, "level=ERROR") || strings.Contains(line, "replica link closed") {
+				t.Logf("%s: %s", name, line)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	n := &node{cmd: cmd, port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	waitFor(t, name+" answering", func() bool {
+		c, err := testutil.Dial(n.addr)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		r, err := c.Do("PING")
+		return err == nil && r.Str == "PONG"
+	})
+	return n
+}
+
+// startStrataNode runs the Strata binary with a configuration file of its own (which CONFIG
+// REWRITE, sent by Sentinel after REPLICAOF, rewrites).
+func startStrataNode(t *testing.T, bin, name string, extra ...string) *node {
+	t.Helper()
+	dir := t.TempDir()
+	port := freeLoopbackPort(t)
+	conf := filepath.Join(dir, "strata.conf")
+	text := fmt.Sprintf("port %d\ndir %s\nmetrics-addr \"\"\nloglevel notice\n%s", port, filepath.Join(dir, "data"), strings.Join(extra, "\n"))
+	if err := os.WriteFile(conf, []byte(text+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startProcess(t, name, port, bin, conf)
+}
+
+// startSentinel runs redis-sentinel monitoring master as "mymaster" with a quorum of 2.
+func startSentinel(t *testing.T, path string, i int, master *node) *node {
+	t.Helper()
+	dir := t.TempDir()
+	port := freeLoopbackPort(t)
+	conf := filepath.Join(dir, "sentinel.conf")
+	text := fmt.Sprintf(`port %d
+bind 127.0.0.1
+dir %s
+daemonize no
+sentinel monitor mymaster 127.0.0.1 %d 2
+sentinel down-after-milliseconds mymaster 1000
+sentinel failover-timeout mymaster 10000
+sentinel parallel-syncs mymaster 1
+`, port, dir, master.port)
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startProcess(t, fmt.Sprintf("sentinel%d", i), port, path, conf)
+}
+
+// sentinelMaster returns the fields of SENTINEL MASTER mymaster.
+func sentinelMaster(t *testing.T, s *node) map[string]string {
+	t.Helper()
+	c, err := testutil.Dial(s.addr)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	r, err := c.Do("SENTINEL", "MASTER", "mymaster")
+	if err != nil || r.IsError() {
+		return nil
+	}
+	m := map[string]string{}
+	for i := 0; i+1 < len(r.Elems); i += 2 {
+		m[r.Elems[i].Str] = r.Elems[i+1].Str
+	}
+	return m
+}
+
+// TestSentinelFailover: Sentinel discovers the Strata replicas and the other sentinels through
+// the master, and when the master is killed it promotes a replica, points the other at it, and
+// a client through Sentinel goes on writing; no write that WAIT acknowledged is lost.
+func TestSentinelFailover(t *testing.T) {
+	sentinelPath, err := exec.LookPath("redis-sentinel")
+	if err != nil {
+		if os.Getenv(testutil.EnvRequireExternal) == "1" {
+			t.Fatalf("redis-sentinel not on PATH and %s=1", testutil.EnvRequireExternal)
+		}
+		t.Skip("redis-sentinel not on PATH")
+	}
+	bin := buildStrata(t)
+	master := startStrataNode(t, bin, "master")
+	replicaOfMaster := fmt.Sprintf("replicaof 127.0.0.1 %d", master.port)
+	replicas := []*node{
+		startStrataNode(t, bin, "replica1", replicaOfMaster, "replica-priority 100"),
+		startStrataNode(t, bin, "replica2", replicaOfMaster, "replica-priority 90"),
+	}
+	var sentinels []*node
+	var addrs []string
+	for i := 0; i < 3; i++ {
+		s := startSentinel(t, sentinelPath, i, master)
+		sentinels = append(sentinels, s)
+		addrs = append(addrs, s.addr)
+	}
+	for i, s := range sentinels {
+		waitFor(t, fmt.Sprintf("sentinel%d to see 2 replicas and 2 sentinels", i), func() bool {
+			m := sentinelMaster(t, s)
+			return m["num-slaves"] == "2" && m["num-other-sentinels"] == "2" && m["flags"] == "master"
+		})
+	}
+
+	// The writer: each write then WAIT 1 1000; a write counts as acknowledged when WAIT says a
+	// replica has it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: addrs,
+		DialTimeout: 500 * time.Millisecond, ReadTimeout: 2 * time.Second, WriteTimeout: time.Second, MaxRetries: -1})
+	defer fc.Close()
+	var mu sync.Mutex
+	var acked []string
+	var errs int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			key := "w:" + strconv.Itoa(i)
+			if err := fc.Set(ctx, key, key, 0).Err(); err != nil {
+				mu.Lock()
+				errs++
+				mu.Unlock()
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			n, err := fc.Do(ctx, "WAIT", "1", "1000").Int()
+			mu.Lock()
+			if err == nil && n >= 1 {
+				acked = append(acked, key)
+			}
+			mu.Unlock()
+		}
+	}()
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+	waitFor(t, "acknowledged writes before the failover", func() bool { return count() >= 50 })
+
+	// Kill the master outright.
+	if err := master.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	before := count()
+	var promoted *node
+	deadline := time.Now().Add(60 * time.Second)
+	for promoted == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("no replica promoted: %v", sentinelMaster(t, sentinels[0]))
+		}
+		time.Sleep(100 * time.Millisecond)
+		m := sentinelMaster(t, sentinels[0])
+		for _, r := range replicas {
+			if m["port"] == strconv.Itoa(r.port) && m["flags"] == "master" {
+				promoted = r
+			}
+		}
+	}
+	t.Logf("failover: %v from SIGKILL to Sentinel naming the new master", time.Since(killed))
+	var other *node
+	for _, r := range replicas {
+		if r != promoted {
+			other = r
+		}
+	}
+	pc, oc := testutil.Connect(t, promoted.addr), testutil.Connect(t, other.addr)
+	if role := infoReplication(t, pc, "replication")["role"]; role != "master" {
+		t.Fatalf("promoted node's role %s", role)
+	}
+	waitFor(t, "the other replica following the new master", func() bool {
+		info := infoReplication(t, oc, "replication")
+		return info["master_port"] == strconv.Itoa(promoted.port) && info["master_link_status"] == "up"
+	})
+	waitFor(t, "the writer resuming", func() bool { return count() >= before+50 })
+	t.Logf("writer resumed %v after SIGKILL", time.Since(killed))
+	cancel()
+	<-done
+
+	mu.Lock()
+	defer mu.Unlock()
+	missing := 0
+	for _, k := range acked {
+		r, err := pc.Do("GET", k)
+		if err != nil || r.Str != k {
+			missing++
+			if missing <= 5 {
+				t.Errorf("acknowledged write %s missing on the new master: %v %v", k, r, err)
+			}
+		}
+	}
+	if missing > 0 {
+		t.Fatalf("%d of %d acknowledged writes missing", missing, len(acked))
+	}
+	waitInSync(t, pc, oc)
+	t.Logf("%d acknowledged writes present on the new master; %d write errors during the failover", len(acked), errs)
+}
