@@ -52,12 +52,6 @@ func waitInSync(t *testing.T, master, replica *testutil.Conn) {
 // through MULTI, a Lua script and FLUSHDB; round makes each call's keys and values its own.
 func writeMix(t *testing.T, c *testutil.Conn, round int) {
 	t.Helper()
-	writeMixWith(t, c, round, true)
-}
-
-// writeMixWith is writeMix, with the MULTI block and the script only when txScripts is set.
-func writeMixWith(t *testing.T, c *testutil.Conn, round int, txScripts bool) {
-	t.Helper()
 	do := func(args ...string) {
 		t.Helper()
 		if r, err := c.Do(args...); err != nil || r.IsError() {
@@ -94,9 +88,6 @@ func writeMixWith(t *testing.T, c *testutil.Conn, round int, txScripts bool) {
 		do("PEXPIRE", p+"hash", "900000")
 		do("LPOP", p+"list")
 		do("INCRBY", p+"int", "10")
-		if !txScripts {
-			continue
-		}
 		do("MULTI")
 		do("SET", p+"multi", "m")
 		do("LPUSH", p+"multilist", "q")

@@ -16,10 +16,6 @@ import (
 
 // The master side of replication: redis-server and Strata replicas of a Strata master.
 
-// masterTxScripts says whether the Strata-master tests write through MULTI and Lua: a Strata
-// master propagates plain commands only, until EXEC and scripts hand their effects over.
-const masterTxScripts = false
-
 // waitFor polls cond every 50ms for up to 20 seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -52,12 +48,12 @@ func partialAfter(t *testing.T, mc *testutil.Conn, before string) {
 // backlog resynchronised fully, and the master's view of its replica (INFO, ROLE, CLIENT LIST).
 func checkMasterSide(t *testing.T, master, replica *testutil.Instance, cut func()) {
 	mc, rc := dial(t, master), dial(t, replica)
-	writeMixWith(t, mc, 0, masterTxScripts)
+	writeMix(t, mc, 0)
 	replicaOf(t, rc, master)
 	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
 
-	writeMixWith(t, mc, 1, masterTxScripts)
+	writeMix(t, mc, 1)
 	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
 
@@ -92,7 +88,7 @@ func checkMasterSide(t *testing.T, master, replica *testutil.Instance, cut func(
 		mustDo(t, mc, "(integer) "+strconv.Itoa(i+1), "RPUSH", "cut:list", strconv.Itoa(i))
 	}
 	partialAfter(t, mc, before)
-	writeMixWith(t, mc, 2, masterTxScripts)
+	writeMix(t, mc, 2)
 	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
 
@@ -106,7 +102,7 @@ func checkMasterSide(t *testing.T, master, replica *testutil.Instance, cut func(
 	mustDo(t, mc, "OK", "CONFIG", "SET", "maxclients", "1")
 	mustDo(t, mc, "(integer) 1", "CLIENT", "KILL", "TYPE", "replica")
 	mustDo(t, mc, "OK", "SET", "large", strings.Repeat("x", 100000))
-	writeMixWith(t, mc, 3, masterTxScripts)
+	writeMix(t, mc, 3)
 	mustDo(t, mc, "OK", "CONFIG", "SET", "maxclients", "10000")
 	waitFor(t, "a failed partial resynchronisation", func() bool {
 		return infoReplication(t, mc, "stats")["sync_partial_err"] != errBefore
@@ -160,7 +156,7 @@ func TestReplicaPromotionContinues(t *testing.T) {
 	master := testutil.StartStrata(t)
 	a, b := testutil.StartStrata(t), testutil.StartStrata(t)
 	mc, ac, bc := dial(t, master), dial(t, a), dial(t, b)
-	writeMixWith(t, mc, 0, masterTxScripts)
+	writeMix(t, mc, 0)
 	replicaOf(t, ac, master)
 	replicaOf(t, bc, master)
 	waitInSync(t, mc, ac)
@@ -178,7 +174,7 @@ func TestReplicaPromotionContinues(t *testing.T) {
 	if st := infoReplication(t, ac, "stats"); st["sync_partial_ok"] != "1" || st["sync_full"] != "0" {
 		t.Fatalf("the sibling did not continue partially: %v", st)
 	}
-	writeMixWith(t, ac, 1, masterTxScripts)
+	writeMix(t, ac, 1)
 	waitInSync(t, ac, bc)
 	compareKeyspaces(t, a, b)
 }
@@ -252,11 +248,11 @@ func TestChainedReplicas(t *testing.T) {
 	t.Parallel()
 	master, mid, leaf := testutil.StartStrata(t), testutil.StartStrata(t), testutil.StartStrata(t)
 	mc, ic, lc := dial(t, master), dial(t, mid), dial(t, leaf)
-	writeMixWith(t, mc, 0, masterTxScripts)
+	writeMix(t, mc, 0)
 	replicaOf(t, ic, master)
 	waitInSync(t, mc, ic)
 	replicaOf(t, lc, mid)
-	writeMixWith(t, mc, 1, masterTxScripts)
+	writeMix(t, mc, 1)
 	waitInSync(t, mc, ic)
 	waitInSync(t, mc, lc) // the same offsets two hops down
 	compareKeyspaces(t, master, leaf)
@@ -273,7 +269,7 @@ func TestChainedReplicas(t *testing.T) {
 		mustDo(t, mc, "OK", "SET", "cut:"+strconv.Itoa(i), strconv.Itoa(i))
 	}
 	partialAfter(t, ic, before)
-	writeMixWith(t, mc, 2, masterTxScripts)
+	writeMix(t, mc, 2)
 	waitInSync(t, mc, lc)
 	compareKeyspaces(t, master, leaf)
 
@@ -298,7 +294,7 @@ func TestFailoverCommand(t *testing.T) {
 	mustDo(t, mc, "(error) ERR No failover in progress.", "FAILOVER", "ABORT")
 	mustDo(t, mc, "(error) ERR syntax error", "FAILOVER", "ABORT", "TIMEOUT", "10")
 	mustDo(t, mc, "(error) ERR FAILOVER timeout must be greater than 0", "FAILOVER", "TIMEOUT", "0")
-	writeMixWith(t, mc, 0, masterTxScripts)
+	writeMix(t, mc, 0)
 	replicaOf(t, rc, master)
 	waitInSync(t, mc, rc)
 	waitFor(t, "the replica online", func() bool {
