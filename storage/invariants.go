@@ -348,6 +348,12 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 		s.n++
 	case TypeHash:
 		s.n++
+	case TypeStream:
+		if len(sub) == 17 && sub[0] == streamEntry {
+			s.n++
+		} else if len(sub) == 0 || sub[0] > streamOwned {
+			s.bad(c, "stream %q (object %d): unknown sub-key %x", o.key, id, sub)
+		}
 	case TypeSet:
 		if len(val) != 0 {
 			s.bad(c, "set %q (object %d): member %q has a value", o.key, id, sub)

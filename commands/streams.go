@@ -1,0 +1,652 @@
+package commands
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/num"
+	"github.com/strata-db/strata/storage"
+)
+
+// Streams: XADD, XRANGE, XREVRANGE, XLEN, XDEL, XTRIM, XSETID (this file); XREAD and
+// XREADGROUP (streams_read.go); consumer groups (streams_group.go, streams_claim.go); XINFO
+// (streams_info.go). Entries, nodes, groups and pending lists are storage records
+// (storage/stream.go).
+
+func init() {
+	key1 := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
+	key2 := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 2, 2, 1; return c }
+	register(
+		key1(&Command{Name: "xadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdXAdd}),
+		key1(&Command{Name: "xrange", Arity: -4, Flags: FlagReadonly, Handler: cmdXRange}),
+		key1(&Command{Name: "xrevrange", Arity: -4, Flags: FlagReadonly, Handler: cmdXRange}),
+		key1(&Command{Name: "xlen", Arity: 2, Flags: FlagReadonly | FlagFast, Handler: cmdXLen}),
+		key1(&Command{Name: "xdel", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdXDel}),
+		key1(&Command{Name: "xtrim", Arity: -4, Flags: FlagWrite, Handler: cmdXTrim}),
+		key1(&Command{Name: "xsetid", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdXSetID}),
+		&Command{Name: "xread", Arity: -4, Flags: FlagReadonly | FlagBlocking, Keys: xreadKeys, Handler: cmdXRead},
+		&Command{Name: "xreadgroup", Arity: -7, Flags: FlagWrite | FlagBlocking, Keys: xreadKeys, Handler: cmdXReadGroup},
+		key1(&Command{Name: "xack", Arity: -4, Flags: FlagWrite | FlagFast, Handler: cmdXAck}),
+		key1(&Command{Name: "xpending", Arity: -3, Flags: FlagReadonly, Handler: cmdXPending}),
+		key1(&Command{Name: "xclaim", Arity: -6, Flags: FlagWrite | FlagFast, Handler: cmdXClaim}),
+		key1(&Command{Name: "xautoclaim", Arity: -6, Flags: FlagWrite | FlagFast, Handler: cmdXAutoClaim}),
+		key2(&Command{Name: "xgroup", Arity: -2, Flags: FlagWrite | FlagDenyOOM, Handler: cmdXGroup,
+			Sub: []string{"create", "createconsumer", "delconsumer", "destroy", "help", "setid"}}),
+		key2(&Command{Name: "xinfo", Arity: -2, Flags: FlagReadonly, Handler: cmdXInfo,
+			Sub: []string{"consumers", "groups", "help", "stream"}}),
+	)
+	for _, name := range []string{"xadd", "xdel", "xtrim", "xsetid", "xreadgroup", "xack", "xclaim", "xautoclaim", "xgroup"} {
+		notifiers[name] = notifySpec{post: func(*notifier) {}}
+	}
+}
+
+// Stream error replies.
+const (
+	errStreamID          = "ERR Invalid stream ID specified as stream command argument"
+	errStreamIDZero      = "ERR The ID specified in XADD must be greater than 0-0"
+	errStreamExhausted   = "ERR The stream has exhausted the last possible ID, unable to add more items"
+	errStreamIDSmall     = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+	errStreamTooLarge    = "ERR Elements are too large to be stored"
+	errStreamStart       = "ERR invalid start ID for the interval"
+	errStreamEnd         = "ERR invalid end ID for the interval"
+	errStreamTrimBoth    = "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
+	errStreamMaxLen      = "ERR The MAXLEN argument must be >= 0."
+	errStreamLimit       = "ERR The LIMIT argument must be >= 0."
+	errStreamLimitNoTrim = "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
+	errStreamXTrimNone   = "ERR syntax error, XTRIM must be called with a trimming strategy"
+	errStreamLimitExact  = "ERR syntax error, LIMIT cannot be used without the special ~ option"
+)
+
+// streamEvent records a stream keyspace event on key when events are being recorded.
+func streamEvent(c *Ctx, name string, key []byte) {
+	if c.KE.Active() {
+		c.Events = append(c.Events, Event{Class: config.NotifyStream, Name: name, DB: c.Client.DB, Key: key})
+	}
+}
+
+// parseStreamID parses a stream ID as Redis does: ms[-seq], "-" and "+" unless strict, and
+// ms-* when seqGiven is not nil (which is then set false). missing is the sequence of an ID
+// given as ms alone.
+func parseStreamID(b []byte, missing uint64, strict bool, seqGiven *bool) (storage.StreamID, bool) {
+	if len(b) > 127 {
+		return storage.StreamID{}, false
+	}
+	s := string(b)
+	if seqGiven != nil {
+		*seqGiven = true
+	}
+	switch s {
+	case "-", "+":
+		if strict {
+			return storage.StreamID{}, false
+		}
+		if s == "-" {
+			return storage.StreamID{}, true
+		}
+		return storage.MaxStreamID, true
+	}
+	msPart, seqPart, dash := strings.Cut(s, "-")
+	ms, ok := parseULL(msPart)
+	if !ok {
+		return storage.StreamID{}, false
+	}
+	seq := missing
+	if dash {
+		if seqGiven != nil && seqPart == "*" {
+			seq, *seqGiven = 0, false
+		} else if seq, ok = parseULL(seqPart); !ok {
+			return storage.StreamID{}, false
+		}
+	}
+	return storage.StreamID{Ms: ms, Seq: seq}, true
+}
+
+// parseULL parses an unsigned 64-bit decimal as Redis's string2ull: an optional leading '-'
+// is refused, as are spaces and empty strings.
+func parseULL(s string) (uint64, bool) {
+	if s == "" || s[0] == '+' || s[0] == ' ' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	return v, err == nil
+}
+
+// streamIDArg parses argument i as a stream ID, answering Redis's error.
+func streamIDArg(c *Ctx, i int, missing uint64, strict bool) (storage.StreamID, bool) {
+	id, ok := parseStreamID(c.Args[i], missing, strict, nil)
+	if !ok {
+		c.W.Error(errStreamID)
+	}
+	return id, ok
+}
+
+// streamLimits reads stream-node-max-entries and stream-node-max-bytes.
+func streamLimits(c *Ctx) storage.StreamLimits {
+	lim := storage.StreamLimits{MaxEntries: 100, MaxBytes: 4096}
+	if c.Env == nil || c.Env.Config() == nil {
+		return lim
+	}
+	cfg := c.Env.Config()
+	if v, ok := cfg.Get("stream-node-max-entries"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			lim.MaxEntries = n
+		}
+	}
+	if v, ok := cfg.Get("stream-node-max-bytes"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			lim.MaxBytes = n
+		}
+	}
+	return lim
+}
+
+// streamMeta reads key's stream, answering WRONGTYPE or a storage error.
+func streamMeta(c *Ctx, key []byte) (*storage.Meta, bool) {
+	m, err := c.Txn.StreamMetaOf(key)
+	if err != nil {
+		c.Fail(err)
+		return nil, false
+	}
+	return m, true
+}
+
+// trimArgs are the parsed trimming options of XADD and XTRIM.
+type trimArgs struct {
+	storage.StreamTrim
+	set      bool
+	argIdx   int // index of the MAXLEN/MINID value
+	noMk     bool
+	idGiven  bool
+	seqGiven bool
+	id       storage.StreamID
+}
+
+// parseTrimArgs parses XADD's or XTRIM's options from argument 2 and returns the index of
+// XADD's ID argument, or -1 after answering an error.
+func parseTrimArgs(c *Ctx, a *trimArgs, xadd bool) int {
+	limitGiven := false
+	i := 2
+	for ; i < len(c.Args); i++ {
+		more := len(c.Args) - 1 - i
+		opt := c.Arg(i)
+		switch {
+		case xadd && opt == "*":
+			return finishTrimArgs(c, a, limitGiven, i)
+		case strings.EqualFold(opt, "maxlen") && more > 0, strings.EqualFold(opt, "minid") && more > 0:
+			if a.set {
+				c.W.Error(errStreamTrimBoth)
+				return -1
+			}
+			a.Approx = false
+			if next := c.Arg(i + 1); more >= 2 && (next == "~" || next == "=") {
+				a.Approx = next == "~"
+				i++
+			}
+			if strings.EqualFold(opt, "maxlen") {
+				n, err := num.ParseInt(c.Args[i+1])
+				if err != nil {
+					c.W.Error(ErrNotInteger)
+					return -1
+				}
+				if n < 0 {
+					c.W.Error(errStreamMaxLen)
+					return -1
+				}
+				a.MaxLen = uint64(n)
+			} else {
+				id, ok := streamIDArg(c, i+1, 0, true)
+				if !ok {
+					return -1
+				}
+				a.ByID, a.MinID = true, id
+			}
+			i++
+			a.set, a.argIdx = true, i
+		case strings.EqualFold(opt, "limit") && more > 0:
+			n, err := num.ParseInt(c.Args[i+1])
+			if err != nil {
+				c.W.Error(ErrNotInteger)
+				return -1
+			}
+			if n < 0 {
+				c.W.Error(errStreamLimit)
+				return -1
+			}
+			a.Limit, limitGiven = n, true
+			i++
+		case xadd && strings.EqualFold(opt, "nomkstream"):
+			a.noMk = true
+		case xadd:
+			id, ok := parseStreamID(c.Args[i], 0, true, &a.seqGiven)
+			if !ok {
+				c.W.Error(errStreamID)
+				return -1
+			}
+			a.id, a.idGiven = id, true
+			return finishTrimArgs(c, a, limitGiven, i)
+		default:
+			c.W.Error(ErrSyntax)
+			return -1
+		}
+	}
+	return finishTrimArgs(c, a, limitGiven, i)
+}
+
+func finishTrimArgs(c *Ctx, a *trimArgs, limitGiven bool, i int) int {
+	if a.Limit != 0 && !a.set {
+		c.W.Error(errStreamLimitNoTrim)
+		return -1
+	}
+	if c.Cmd.Name == "xtrim" && !a.set {
+		c.W.Error(errStreamXTrimNone)
+		return -1
+	}
+	switch {
+	case limitGiven && !a.Approx:
+		c.W.Error(errStreamLimitExact)
+		return -1
+	case !limitGiven && a.Approx:
+		a.Limit = min(max(100*streamLimits(c).MaxEntries, 0), 1000000)
+		if a.Limit <= 0 {
+			a.Limit = 10000
+		}
+	case !limitGiven:
+		a.Limit = 0
+	}
+	return i
+}
+
+// trimEffect rewrites an approximate trim's arguments in args to the exact outcome: MAXLEN =
+// the length, or MINID = the first entry's ID, so that a replica trims the same entries.
+func trimEffect(c *Ctx, args [][]byte, a *trimArgs, m *storage.Meta) bool {
+	if !a.Approx {
+		return true
+	}
+	args[a.argIdx-1] = []byte("=")
+	if a.ByID {
+		first, _, err := c.Txn.StreamFirstEntry(m)
+		if err != nil {
+			c.Fail(err)
+			return false
+		}
+		args[a.argIdx] = first.Append(nil)
+	} else {
+		args[a.argIdx] = strconv.AppendUint(nil, m.Size, 10)
+	}
+	return true
+}
+
+// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [...]
+func cmdXAdd(c *Ctx) {
+	var a trimArgs
+	idPos := parseTrimArgs(c, &a, true)
+	if idPos < 0 {
+		return
+	}
+	fields := c.Args[idPos+1:]
+	if len(fields) < 2 || len(fields)%2 == 1 {
+		c.W.Error(ArityError(c.Arg(0)))
+		return
+	}
+	if a.idGiven && a.seqGiven && a.id.IsZero() {
+		c.W.Error(errStreamIDZero)
+		return
+	}
+	key := c.Args[1]
+	m, ok := streamMeta(c, key)
+	if !ok {
+		return
+	}
+	if m == nil {
+		if a.noMk {
+			c.W.Null()
+			return
+		}
+		var err error
+		if m, err = c.Txn.NewStream(); err != nil {
+			c.Fail(err)
+			return
+		}
+	}
+	x := m.X
+	if x.Last == storage.MaxStreamID {
+		c.W.Error(errStreamExhausted)
+		return
+	}
+	var id storage.StreamID
+	switch {
+	case a.idGiven && a.seqGiven:
+		id = a.id
+	case a.idGiven && x.Last.Ms == a.id.Ms:
+		if x.Last.Seq == ^uint64(0) {
+			c.W.Error(errStreamIDSmall)
+			return
+		}
+		id = storage.StreamID{Ms: x.Last.Ms, Seq: x.Last.Seq + 1}
+	case a.idGiven:
+		id = a.id
+	default:
+		now := uint64(c.Txn.Now())
+		if now > x.Last.Ms {
+			id = storage.StreamID{Ms: now}
+		} else {
+			id, _ = x.Last.Incr()
+		}
+	}
+	if id.Cmp(x.Last) <= 0 {
+		c.W.Error(errStreamIDSmall)
+		return
+	}
+	var total int
+	for _, f := range fields {
+		total += len(f)
+	}
+	if total > 1<<30 {
+		c.W.Error(errStreamTooLarge)
+		return
+	}
+	c.Txn.StreamAppend(m, id, fields, streamLimits(c))
+	streamEvent(c, "xadd", key)
+	if a.set {
+		n, err := c.Txn.StreamTrimmed(m, a.StreamTrim)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if n > 0 {
+			streamEvent(c, "xtrim", key)
+		}
+	}
+	if err := c.Txn.PutMeta(key, m); err != nil {
+		c.Fail(err)
+		return
+	}
+	if a.Approx || !a.idGiven || !a.seqGiven {
+		args := append([][]byte(nil), c.Args...)
+		if !trimEffect(c, args, &a, m) {
+			return
+		}
+		if !a.idGiven || !a.seqGiven {
+			args[idPos] = id.Append(nil)
+		}
+		c.Effect(args...)
+	}
+	c.Signal(key)
+	c.W.Bulk(id.Append(nil))
+}
+
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
+func cmdXTrim(c *Ctx) {
+	var a trimArgs
+	if parseTrimArgs(c, &a, false) < 0 {
+		return
+	}
+	key := c.Args[1]
+	m, ok := streamMeta(c, key)
+	if !ok {
+		return
+	}
+	if m == nil {
+		c.W.Int(0)
+		return
+	}
+	n, err := c.Txn.StreamTrimmed(m, a.StreamTrim)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if n > 0 {
+		if err := c.Txn.PutMeta(key, m); err != nil {
+			c.Fail(err)
+			return
+		}
+		streamEvent(c, "xtrim", key)
+		args := append([][]byte(nil), c.Args...)
+		if !trimEffect(c, args, &a, m) {
+			return
+		}
+		c.Effect(args...)
+	}
+	c.W.Int(n)
+}
+
+// writeEntry writes one entry as XRANGE does: its ID and its fields and values.
+func writeEntry(c *Ctx, id storage.StreamID, fv [][]byte) {
+	c.W.Array(2)
+	c.W.Bulk(id.Append(nil))
+	c.W.Array(len(fv))
+	for _, f := range fv {
+		c.W.Bulk(f)
+	}
+}
+
+// writeRange writes the entries of m in [start, end] (reverse: from end down), at most count
+// (0: all), as an array; it returns false after answering a storage error.
+func writeRange(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool, count int64) bool {
+	at := c.W.Len()
+	if err := writeEntries(c, m, start, end, rev, count); err != nil {
+		c.W.Truncate(at)
+		c.Fail(err)
+		return false
+	}
+	return true
+}
+
+// writeEntries writes the entries of m in [start, end] (reverse: from end down), at most
+// count (0: all), as an array.
+func writeEntries(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool, count int64) error {
+	at := c.W.Len()
+	n := 0
+	err := c.Txn.StreamRange(m, start, end, rev, count, func(id storage.StreamID, fv [][]byte) bool {
+		n++
+		writeEntry(c, id, fv)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	body := append([]byte(nil), c.W.Bytes()[at:]...)
+	c.W.Truncate(at)
+	c.W.Array(n)
+	c.W.Raw(body)
+	return nil
+}
+
+// XRANGE key start end [COUNT n]; XREVRANGE key end start [COUNT n]
+func cmdXRange(c *Ctx) {
+	rev := c.Cmd.Name == "xrevrange"
+	si, ei := 2, 3
+	if rev {
+		si, ei = 3, 2
+	}
+	start, startEx, ok := intervalID(c, si, 0)
+	if !ok {
+		return
+	}
+	if startEx {
+		if start, ok = start.Incr(); !ok {
+			c.W.Error(errStreamStart)
+			return
+		}
+	}
+	end, endEx, ok := intervalID(c, ei, ^uint64(0))
+	if !ok {
+		return
+	}
+	if endEx {
+		if end, ok = end.Decr(); !ok {
+			c.W.Error(errStreamEnd)
+			return
+		}
+	}
+	count := int64(-1)
+	for j := 4; j < len(c.Args); j++ {
+		if !strings.EqualFold(c.Arg(j), "count") || j+1 >= len(c.Args) {
+			c.W.Error(ErrSyntax)
+			return
+		}
+		n, err := num.ParseInt(c.Args[j+1])
+		if err != nil {
+			c.W.Error(ErrNotInteger)
+			return
+		}
+		count = max(n, 0)
+		j++
+	}
+	m, ok := streamMeta(c, c.Args[1])
+	if !ok {
+		return
+	}
+	switch {
+	case m == nil:
+		c.W.Array(0)
+	case count == 0:
+		c.W.NullArray()
+	default:
+		writeRange(c, m, start, end, rev, max(count, 0))
+	}
+}
+
+// intervalID parses a range bound: an ID, or "(" and an ID for an exclusive bound.
+func intervalID(c *Ctx, i int, missing uint64) (storage.StreamID, bool, bool) {
+	b := c.Args[i]
+	if len(b) > 1 && b[0] == '(' {
+		id, ok := parseStreamID(b[1:], missing, true, nil)
+		if !ok {
+			c.W.Error(errStreamID)
+		}
+		return id, true, ok
+	}
+	id, ok := streamIDArg(c, i, missing, false)
+	return id, false, ok
+}
+
+// XLEN key
+func cmdXLen(c *Ctx) {
+	m, ok := streamMeta(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if m == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(m.Size))
+}
+
+// XDEL key id [id ...]
+func cmdXDel(c *Ctx) {
+	ids := make([]storage.StreamID, 0, len(c.Args)-2)
+	for i := 2; i < len(c.Args); i++ {
+		id, ok := streamIDArg(c, i, 0, true)
+		if !ok {
+			return
+		}
+		ids = append(ids, id)
+	}
+	key := c.Args[1]
+	m, ok := streamMeta(c, key)
+	if !ok {
+		return
+	}
+	if m == nil {
+		c.W.Int(0)
+		return
+	}
+	var n int64
+	for _, id := range ids {
+		gone, err := c.Txn.StreamDelete(m, id)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if gone {
+			n++
+		}
+	}
+	if n > 0 {
+		if err := c.Txn.PutMeta(key, m); err != nil {
+			c.Fail(err)
+			return
+		}
+		streamEvent(c, "xdel", key)
+	}
+	c.W.Int(n)
+}
+
+// XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]
+func cmdXSetID(c *Ctx) {
+	id, ok := streamIDArg(c, 2, 0, true)
+	if !ok {
+		return
+	}
+	added := int64(-1)
+	var maxDel storage.StreamID
+	for i := 3; i < len(c.Args); i++ {
+		more := len(c.Args) - 1 - i
+		switch {
+		case strings.EqualFold(c.Arg(i), "entriesadded") && more > 0:
+			n, err := num.ParseInt(c.Args[i+1])
+			if err != nil {
+				c.W.Error(ErrNotInteger)
+				return
+			}
+			if n < 0 {
+				c.W.Error("ERR entries_added must be positive")
+				return
+			}
+			added = n
+			i++
+		case strings.EqualFold(c.Arg(i), "maxdeletedid") && more > 0:
+			if maxDel, ok = streamIDArg(c, i+1, 0, true); !ok {
+				return
+			}
+			if id.Cmp(maxDel) < 0 {
+				c.W.Error("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
+				return
+			}
+			i++
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	key := c.Args[1]
+	m, ok := streamMeta(c, key)
+	if !ok {
+		return
+	}
+	if m == nil {
+		c.W.Error(ErrNoSuchKey)
+		return
+	}
+	if m.Size > 0 {
+		last, _, err := c.Txn.StreamLastEntry(m)
+		if err != nil {
+			c.Fail(err)
+			return
+		}
+		if id.Cmp(last) < 0 {
+			c.W.Error("ERR The ID specified in XSETID is smaller than the target stream top item")
+			return
+		}
+		if added != -1 && uint64(added) < m.Size {
+			c.W.Error("ERR The entries_added specified in XSETID is smaller than the target stream length")
+			return
+		}
+	}
+	m.X.Last = id
+	if added != -1 {
+		m.X.EntriesAdded = uint64(added)
+	}
+	if !maxDel.IsZero() {
+		m.X.MaxDeleted = maxDel
+	}
+	if err := c.Txn.PutMeta(key, m); err != nil {
+		c.Fail(err)
+		return
+	}
+	streamEvent(c, "xsetid", key)
+	c.W.OK()
+}
