@@ -403,3 +403,23 @@ func StreamWaiterGone(t *storage.Txn, args [][]byte, key []byte) string {
 	}
 	return ""
 }
+
+// NarrowXRead returns the arguments of a blocked XREAD or XREADGROUP with its streams
+// replaced by key alone and the ID it waits for there.
+func NarrowXRead(args [][]byte, key []byte) [][]byte {
+	for i := 1; i < len(args); i++ {
+		if !strings.EqualFold(string(args[i]), "streams") {
+			continue
+		}
+		rest := args[i+1:]
+		n := len(rest) / 2
+		for j := 0; j < n; j++ {
+			if string(rest[j]) == string(key) {
+				out := append([][]byte(nil), args[:i+1]...)
+				return append(out, key, rest[n+j])
+			}
+		}
+		break
+	}
+	return args
+}
