@@ -75,6 +75,9 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 		st.Elements = 1
 		return st, txn.SetString(key, s, expireAt)
 	}
+	if v.Kind == rdb.KindStream {
+		return restoreStream(txn, key, v, expireAt) // streams_rdb.go
+	}
 	m := &storage.Meta{Expire: expireAt}
 	switch v.Kind {
 	case rdb.KindList:
