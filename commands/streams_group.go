@@ -113,7 +113,7 @@ var xgroupHelp = []string{
 	"SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
 	"    Set the current group ID and entries_read counter.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 func cmdXGroup(c *Ctx) { runSub(c, "xgroup", xgroupSubs) }

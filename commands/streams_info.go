@@ -26,7 +26,7 @@ var xinfoHelp = []string{
 	"STREAM <key> [FULL [COUNT <count>]",
 	"    Show information about the stream.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 func cmdXInfo(c *Ctx) { runSub(c, "xinfo", xinfoSubs) }
