@@ -102,14 +102,33 @@ func parseStreamID(b []byte, missing uint64, strict bool, seqGiven *bool) (stora
 	return storage.StreamID{Ms: ms, Seq: seq}, true
 }
 
-// parseULL parses an unsigned 64-bit decimal as Redis's string2ull: an optional leading '-'
-// is refused, as are spaces and empty strings.
+// parseULL parses an unsigned 64-bit integer as Redis's string2ull: a canonical int64 that
+// is not negative, or else what strtoull accepts whole (leading spaces, a sign, leading zeros;
+// a minus sign wraps), short of overflow.
 func parseULL(s string) (uint64, bool) {
-	if s == "" || s[0] == '+' || s[0] == ' ' {
+	if v, err := num.ParseInt([]byte(s)); err == nil {
+		return uint64(v), v >= 0
+	}
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	return v, err == nil
+	v, err := strconv.ParseUint(s[i:], 10, 64)
+	if err != nil || s[i] == '+' || s[i] == '-' {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // streamIDArg parses argument i as a stream ID, answering Redis's error.
@@ -537,14 +556,6 @@ func cmdXLen(c *Ctx) {
 
 // XDEL key id [id ...]
 func cmdXDel(c *Ctx) {
-	ids := make([]storage.StreamID, 0, len(c.Args)-2)
-	for i := 2; i < len(c.Args); i++ {
-		id, ok := streamIDArg(c, i, 0, true)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
-	}
 	key := c.Args[1]
 	m, ok := streamMeta(c, key)
 	if !ok {
@@ -553,6 +564,14 @@ func cmdXDel(c *Ctx) {
 	if m == nil {
 		c.W.Int(0)
 		return
+	}
+	ids := make([]storage.StreamID, 0, len(c.Args)-2)
+	for i := 2; i < len(c.Args); i++ {
+		id, ok := streamIDArg(c, i, 0, true)
+		if !ok {
+			return
+		}
+		ids = append(ids, id)
 	}
 	var n int64
 	for _, id := range ids {
