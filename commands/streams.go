@@ -392,7 +392,8 @@ func cmdXAdd(c *Ctx) {
 		c.Effect(args...)
 	}
 	c.Signal(key)
-	c.W.Bulk(id.Append(nil))
+	var buf [41]byte
+	c.W.Bulk(id.Append(buf[:0]))
 }
 
 // XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
@@ -432,8 +433,9 @@ func cmdXTrim(c *Ctx) {
 
 // writeEntry writes one entry as XRANGE does: its ID and its fields and values.
 func writeEntry(c *Ctx, id storage.StreamID, fv [][]byte) {
+	var buf [41]byte
 	c.W.Array(2)
-	c.W.Bulk(id.Append(nil))
+	c.W.Bulk(id.Append(buf[:0]))
 	c.W.Array(len(fv))
 	for _, f := range fv {
 		c.W.Bulk(f)

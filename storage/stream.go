@@ -3,7 +3,6 @@ package storage
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 )
 
@@ -19,8 +18,9 @@ import (
 // stream-node-max-bytes bytes, and approximate trimming (MAXLEN ~, MINID ~) removes whole nodes
 // only. Strata keeps the same node boundaries as records (sub-key streamNode, master ID) that
 // count a node's live and deleted entries and estimate its listpack size, so that approximate
-// trims remove exactly the entries Redis removes. The tail node is mirrored in the metadata, so
-// that XADD reads nothing but the metadata.
+// trims remove exactly the entries Redis removes. The tail node lives in the metadata, so that
+// XADD reads and writes nothing but the metadata and the entry: its record is written when the
+// node starts and again when the next node starts, and readers take the metadata's copy of it.
 //
 // Consumer groups, their pending-entries lists and consumers are records too (stream_group.go).
 
@@ -232,9 +232,13 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 		maxBytes = streamListpackMax
 	}
 	n := &x.Tail
+	var kb [DataPrefixLen + 17]byte
+	var nb [streamNodeLen]byte
 	if n.Total > 0 && (n.Bytes+size >= maxBytes || lim.MaxEntries > 0 && n.Total >= uint64(lim.MaxEntries)) {
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0])) // the old tail, final
 		n.Total = 0
 	}
+	created := n.Total == 0
 	h := fieldsHash(fv)
 	nf := uint64(len(fv) / 2)
 	if n.Total == 0 {
@@ -264,8 +268,11 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 	n.Valid++
 	n.Total++
 	n.Last = e
-	t.put(streamNodeKey(nil, m.ID, n.Master), n.encode(nil))
-	t.put(streamEntryKey(nil, m.ID, e), EncodeStreamFields(nil, fv))
+	if created {
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0]))
+	}
+	var vb [64]byte
+	t.put(streamEntryKey(kb[:0], m.ID, e), EncodeStreamFields(vb[:0], fv))
 	if m.Size == 0 {
 		x.First = e
 	}
@@ -274,15 +281,20 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 	x.EntriesAdded++
 }
 
+// fieldsHash is the FNV-1a hash of an entry's field names, each preceded by its length.
 func fieldsHash(fv [][]byte) uint64 {
-	h := fnv.New64a()
-	var l [4]byte
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
 	for i := 0; i < len(fv); i += 2 {
-		binary.BigEndian.PutUint32(l[:], uint32(len(fv[i])))
-		h.Write(l[:])
-		h.Write(fv[i])
+		n := uint32(len(fv[i]))
+		for _, c := range [4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)} {
+			h = (h ^ uint64(c)) * prime
+		}
+		for _, c := range fv[i] {
+			h = (h ^ uint64(c)) * prime
+		}
 	}
-	return h.Sum64()
+	return h
 }
 
 // lpIntSize estimates the bytes a listpack spends on integer v with its back-length.
@@ -302,12 +314,38 @@ func lpIntSize(v int64) uint64 {
 	return 10
 }
 
+// lpInteger reports whether a listpack stores s as an integer (a canonical int64) and which.
+func lpInteger(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	d := s
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || d[0] == '0' && (len(d) > 1 || len(s) > 1) {
+		return 0, len(s) == 1 && s[0] == '0'
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' || v > (1<<63)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	switch {
+	case s[0] == '-' && v <= 1<<63:
+		return -int64(v), true
+	case s[0] != '-' && v < 1<<63:
+		return int64(v), true
+	}
+	return 0, false
+}
+
 // lpStrSize estimates the bytes a listpack spends on string s with its back-length.
 func lpStrSize(s []byte) uint64 {
-	if len(s) <= 20 {
-		if v, err := strconv.ParseInt(string(s), 10, 64); err == nil && strconv.FormatInt(v, 10) == string(s) {
-			return lpIntSize(v)
-		}
+	if v, ok := lpInteger(s); ok {
+		return lpIntSize(v)
 	}
 	l := uint64(len(s))
 	var enc uint64
