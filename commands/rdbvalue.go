@@ -167,6 +167,9 @@ var errSizeMismatch = errors.New("commands: collection size differs from its met
 // string is read from its file. w is the ValueWriter embedded in an rdb.DumpWriter or an
 // rdb.Writer (after its Key), taken by pointer because it keeps the value's state.
 func DumpValue(txn *storage.Txn, m *storage.Meta, w *rdb.ValueWriter) error {
+	if m.Type == storage.TypeStream {
+		return dumpStream(txn, m, w) // streams_rdb.go
+	}
 	var err error
 	switch m.Type {
 	case storage.TypeString:

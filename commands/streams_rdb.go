@@ -108,3 +108,91 @@ func restoreGroup(txn *storage.Txn, m *storage.Meta, rg *rdb.StreamGroup, counte
 	txn.PutStreamGroup(m, g)
 	return nil
 }
+
+// dumpNodeEntries is the number of entries DUMP puts in one listpack node.
+const dumpNodeEntries = 100
+
+func rid(id storage.StreamID) rdb.StreamID { return rdb.StreamID{Ms: id.Ms, Seq: id.Seq} }
+
+// dumpStream writes the stream m to w as type 19: its entries, 100 a node, then its metadata
+// and consumer groups.
+func dumpStream(txn *storage.Txn, m *storage.Meta, w *rdb.ValueWriter) error {
+	nodes := (m.Size + dumpNodeEntries - 1) / dumpNodeEntries
+	if err := w.Stream(nodes); err != nil {
+		return err
+	}
+	var batch []rdb.StreamEntry
+	var werr error
+	written := uint64(0)
+	flush := func() {
+		if len(batch) > 0 && werr == nil {
+			werr = w.StreamNode(batch)
+			written++
+		}
+		batch = batch[:0]
+	}
+	err := txn.StreamRange(m, storage.StreamID{}, storage.MaxStreamID, false, 0, func(id storage.StreamID, fv [][]byte) bool {
+		cp := make([][]byte, len(fv))
+		for i, f := range fv {
+			cp[i] = append([]byte(nil), f...)
+		}
+		batch = append(batch, rdb.StreamEntry{ID: rid(id), Fields: cp})
+		if len(batch) == dumpNodeEntries {
+			flush()
+		}
+		return werr == nil
+	})
+	flush()
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	if written != nodes {
+		return errSizeMismatch
+	}
+	x := m.X
+	tl := &rdb.StreamTail{Length: m.Size, LastID: rid(x.Last), FirstID: rid(x.First),
+		MaxDeletedID: rid(x.MaxDeleted), EntriesAdded: x.EntriesAdded}
+	var groups []*storage.StreamGroup
+	if err := txn.StreamGroups(m, func(g *storage.StreamGroup) bool { groups = append(groups, g); return true }); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		rg, err := dumpGroup(txn, m, g)
+		if err != nil {
+			return err
+		}
+		tl.Groups = append(tl.Groups, rg)
+	}
+	return w.StreamTail(tl)
+}
+
+// dumpGroup reads group g whole: its pending entries and its consumers with theirs.
+func dumpGroup(txn *storage.Txn, m *storage.Meta, g *storage.StreamGroup) (rdb.StreamGroup, error) {
+	rg := rdb.StreamGroup{Name: g.Name, LastID: rid(g.LastID), EntriesRead: g.EntriesRead}
+	err := txn.PendingRange(m, g, nil, storage.StreamID{}, storage.MaxStreamID, 0, func(pe *storage.PendingEntry) bool {
+		rg.PEL = append(rg.PEL, rdb.StreamNACK{ID: rid(pe.ID), DeliveryTime: pe.DeliveryTime, DeliveryCount: pe.DeliveryCount})
+		return true
+	})
+	if err != nil {
+		return rg, err
+	}
+	var cons []*storage.StreamConsumer
+	if err := txn.StreamConsumers(m, g, func(c *storage.StreamConsumer) bool { cons = append(cons, c); return true }); err != nil {
+		return rg, err
+	}
+	for _, c := range cons {
+		rc := rdb.StreamConsumer{Name: c.Name, SeenTime: c.SeenTime}
+		err := txn.PendingRange(m, g, c.Name, storage.StreamID{}, storage.MaxStreamID, 0, func(pe *storage.PendingEntry) bool {
+			rc.Pending = append(rc.Pending, rid(pe.ID))
+			return true
+		})
+		if err != nil {
+			return rg, err
+		}
+		rg.Consumers = append(rg.Consumers, rc)
+	}
+	return rg, nil
+}
