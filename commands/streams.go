@@ -433,13 +433,42 @@ func cmdXTrim(c *Ctx) {
 
 // writeEntry writes one entry as XRANGE does: its ID and its fields and values.
 func writeEntry(c *Ctx, id storage.StreamID, fv [][]byte) {
-	var buf [41]byte
-	c.W.Array(2)
-	c.W.Bulk(id.Append(buf[:0]))
-	c.W.Array(len(fv))
+	var buf [256]byte
+	c.W.Raw(appendEntry(buf[:0], id, fv))
+}
+
+// appendEntry appends an entry's reply, an array of its ID and of its fields and values
+// (the same bytes in RESP2 and RESP3), to dst.
+func appendEntry(dst []byte, id storage.StreamID, fv [][]byte) []byte {
+	var idb [41]byte
+	ids := id.Append(idb[:0])
+	dst = append(dst, "*2\r\n$"...)
+	dst = appendSmall(dst, len(ids))
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, ids...)
+	dst = append(dst, "\r\n*"...)
+	dst = appendSmall(dst, len(fv))
+	dst = append(dst, "\r\n"...)
 	for _, f := range fv {
-		c.W.Bulk(f)
+		dst = append(dst, '$')
+		dst = appendSmall(dst, len(f))
+		dst = append(dst, "\r\n"...)
+		dst = append(dst, f...)
+		dst = append(dst, "\r\n"...)
 	}
+	return dst
+}
+
+// appendSmall appends n in decimal, with a fast path for the one- and two-digit lengths of
+// most fields.
+func appendSmall(dst []byte, n int) []byte {
+	switch {
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(dst, int64(n), 10)
 }
 
 // writeRange writes the entries of m in [start, end] (reverse: from end down), at most count
@@ -454,23 +483,35 @@ func writeRange(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool, 
 	return true
 }
 
+// headerRoom is the space writeEntries leaves for an array header.
+var headerRoom [24]byte
+
 // writeEntries writes the entries of m in [start, end] (reverse: from end down), at most
-// count (0: all), as an array.
+// count (0: all), as an array. The entries go after room left for the array's header, which
+// is written once their number is known and the entries moved up to it.
 func writeEntries(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool, count int64) error {
+	const room = len(headerRoom) // "*", 20 digits, CRLF
 	at := c.W.Len()
+	c.W.Raw(headerRoom[:])
 	n := 0
+	var scratch []byte
 	err := c.Txn.StreamRange(m, start, end, rev, count, func(id storage.StreamID, fv [][]byte) bool {
 		n++
-		writeEntry(c, id, fv)
+		scratch = appendEntry(scratch[:0], id, fv)
+		c.W.Raw(scratch)
 		return true
 	})
 	if err != nil {
+		c.W.Truncate(at)
 		return err
 	}
-	body := append([]byte(nil), c.W.Bytes()[at:]...)
-	c.W.Truncate(at)
-	c.W.Array(n)
-	c.W.Raw(body)
+	var hb [room]byte
+	h := append(append(hb[:0], '*'), strconv.Itoa(n)...)
+	h = append(h, "\r\n"...)
+	out := c.W.Bytes()
+	copy(out[at:], h)
+	moved := copy(out[at+len(h):], out[at+room:])
+	c.W.Truncate(at + len(h) + moved)
 	return nil
 }
 

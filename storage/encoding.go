@@ -138,13 +138,15 @@ func decodeMeta(b []byte, m *Meta) error {
 		m.Head = binary.BigEndian.Uint64(rest[16:])
 		m.Tail = binary.BigEndian.Uint64(rest[24:])
 	case m.Type == TypeStream:
-		if len(rest) != 16+streamMetaLen {
+		if len(rest) < 16 {
 			return errCorrupt
 		}
 		m.ID = binary.BigEndian.Uint64(rest)
 		m.Size = binary.BigEndian.Uint64(rest[8:])
 		m.X = new(StreamMeta)
-		m.X.decode(rest[16:])
+		if !m.X.decode(rest[16:]) {
+			return errCorrupt
+		}
 	case m.Type.IsCollection():
 		if len(rest) != 16 {
 			return errCorrupt

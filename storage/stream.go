@@ -147,24 +147,33 @@ type StreamMeta struct {
 	Tail                    StreamNode // the last node; Total 0 when the stream has none
 }
 
-const streamMetaLen = 16*3 + 8*3 + streamNodeLen
-
+// encode appends x in uvarints (the fields hash fixed), most of them one or two bytes.
 func (x *StreamMeta) encode(dst []byte) []byte {
-	dst = appendStreamID(dst, x.Last)
-	dst = appendStreamID(dst, x.First)
-	dst = appendStreamID(dst, x.MaxDeleted)
-	dst = binary.BigEndian.AppendUint64(dst, x.EntriesAdded)
-	dst = binary.BigEndian.AppendUint64(dst, x.Groups)
-	dst = binary.BigEndian.AppendUint64(dst, x.Nodes)
-	return x.Tail.encode(dst)
+	for _, v := range [...]uint64{x.Last.Ms, x.Last.Seq, x.First.Ms, x.First.Seq, x.MaxDeleted.Ms,
+		x.MaxDeleted.Seq, x.EntriesAdded, x.Groups, x.Nodes, x.Tail.Master.Ms, x.Tail.Master.Seq,
+		x.Tail.Valid, x.Tail.Total, x.Tail.Bytes, x.Tail.Last.Ms, x.Tail.Last.Seq, x.Tail.MasterCount} {
+		dst = binary.AppendUvarint(dst, v)
+	}
+	return binary.BigEndian.AppendUint64(dst, x.Tail.FieldsHash)
 }
 
-func (x *StreamMeta) decode(b []byte) {
-	x.Last, x.First, x.MaxDeleted = readStreamID(b), readStreamID(b[16:]), readStreamID(b[32:])
-	x.EntriesAdded = binary.BigEndian.Uint64(b[48:])
-	x.Groups = binary.BigEndian.Uint64(b[56:])
-	x.Nodes = binary.BigEndian.Uint64(b[64:])
-	x.Tail.decode(b[72:])
+// decode reads what encode wrote and reports whether b held exactly that.
+func (x *StreamMeta) decode(b []byte) bool {
+	ptrs := [...]*uint64{&x.Last.Ms, &x.Last.Seq, &x.First.Ms, &x.First.Seq, &x.MaxDeleted.Ms,
+		&x.MaxDeleted.Seq, &x.EntriesAdded, &x.Groups, &x.Nodes, &x.Tail.Master.Ms, &x.Tail.Master.Seq,
+		&x.Tail.Valid, &x.Tail.Total, &x.Tail.Bytes, &x.Tail.Last.Ms, &x.Tail.Last.Seq, &x.Tail.MasterCount}
+	for _, p := range ptrs {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return false
+		}
+		*p, b = v, b[n:]
+	}
+	if len(b) != 8 {
+		return false
+	}
+	x.Tail.FieldsHash = binary.BigEndian.Uint64(b)
+	return true
 }
 
 func streamEntryKey(dst []byte, id uint64, e StreamID) []byte {
