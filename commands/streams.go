@@ -140,6 +140,19 @@ func streamIDArg(c *Ctx, i int, missing uint64, strict bool) (storage.StreamID, 
 	return id, ok
 }
 
+// streamIDArgs parses the arguments from i on as stream IDs (no "-" or "+").
+func streamIDArgs(c *Ctx, i int) ([]storage.StreamID, bool) {
+	ids := make([]storage.StreamID, 0, len(c.Args)-i)
+	for ; i < len(c.Args); i++ {
+		id, ok := streamIDArg(c, i, 0, true)
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
 // streamLimits reads stream-node-max-entries and stream-node-max-bytes.
 func streamLimits(c *Ctx) storage.StreamLimits {
 	lim := storage.StreamLimits{MaxEntries: 100, MaxBytes: 4096}
@@ -522,25 +535,13 @@ func cmdXRange(c *Ctx) {
 	if rev {
 		si, ei = 3, 2
 	}
-	start, startEx, ok := intervalID(c, si, 0)
+	start, ok := rangeStart(c, si)
 	if !ok {
 		return
 	}
-	if startEx {
-		if start, ok = start.Incr(); !ok {
-			c.W.Error(errStreamStart)
-			return
-		}
-	}
-	end, endEx, ok := intervalID(c, ei, ^uint64(0))
+	end, ok := rangeEnd(c, ei)
 	if !ok {
 		return
-	}
-	if endEx {
-		if end, ok = end.Decr(); !ok {
-			c.W.Error(errStreamEnd)
-			return
-		}
 	}
 	count := int64(-1)
 	for j := 4; j < len(c.Args); j++ {
@@ -568,6 +569,29 @@ func cmdXRange(c *Ctx) {
 	default:
 		writeRange(c, m, start, end, rev, max(count, 0))
 	}
+}
+
+// rangeStart parses argument i as a range's start: "(" excludes the ID.
+func rangeStart(c *Ctx, i int) (storage.StreamID, bool) {
+	id, ex, ok := intervalID(c, i, 0)
+	if ok && ex {
+		if id, ok = id.Incr(); !ok {
+			c.W.Error(errStreamStart)
+		}
+	}
+	return id, ok
+}
+
+// rangeEnd parses argument i as a range's end: "(" excludes the ID; a bare ms ends at its last
+// sequence.
+func rangeEnd(c *Ctx, i int) (storage.StreamID, bool) {
+	id, ex, ok := intervalID(c, i, ^uint64(0))
+	if ok && ex {
+		if id, ok = id.Decr(); !ok {
+			c.W.Error(errStreamEnd)
+		}
+	}
+	return id, ok
 }
 
 // intervalID parses a range bound: an ID, or "(" and an ID for an exclusive bound.
@@ -608,13 +632,9 @@ func cmdXDel(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	ids := make([]storage.StreamID, 0, len(c.Args)-2)
-	for i := 2; i < len(c.Args); i++ {
-		id, ok := streamIDArg(c, i, 0, true)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := streamIDArgs(c, 2)
+	if !ok {
+		return
 	}
 	var n int64
 	for _, id := range ids {

@@ -234,15 +234,9 @@ func cmdXAutoClaim(c *Ctx) {
 		return
 	}
 	minIdle = max(minIdle, 0)
-	start, ex, ok := intervalID(c, 5, 0)
+	start, ok := rangeStart(c, 5)
 	if !ok {
 		return
-	}
-	if ex {
-		if start, ok = start.Incr(); !ok {
-			c.W.Error(errStreamStart)
-			return
-		}
 	}
 	count, justID := int64(100), false
 	for j := 6; j < len(c.Args); j++ {

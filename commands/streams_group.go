@@ -336,13 +336,9 @@ func cmdXAck(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	ids := make([]storage.StreamID, 0, len(c.Args)-3)
-	for i := 3; i < len(c.Args); i++ {
-		id, ok := streamIDArg(c, i, 0, true)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := streamIDArgs(c, 3)
+	if !ok {
+		return
 	}
 	var n int64
 	for _, id := range ids {
@@ -392,24 +388,12 @@ func cmdXPending(c *Ctx) {
 			return
 		}
 		count = max(v, 0)
-		var ex, ok bool
-		if start, ex, ok = intervalID(c, at, 0); !ok {
+		var ok bool
+		if start, ok = rangeStart(c, at); !ok {
 			return
 		}
-		if ex {
-			if start, ok = start.Incr(); !ok {
-				c.W.Error(errStreamStart)
-				return
-			}
-		}
-		if end, ex, ok = intervalID(c, at+1, ^uint64(0)); !ok {
+		if end, ok = rangeEnd(c, at+1); !ok {
 			return
-		}
-		if ex {
-			if end, ok = end.Decr(); !ok {
-				c.W.Error(errStreamEnd)
-				return
-			}
 		}
 		if at+3 < n {
 			consumer = c.Args[at+3]

@@ -171,20 +171,7 @@ func writeGroupFull(c *Ctx, m *storage.Meta, g *storage.StreamGroup, count int64
 	c.W.BulkString("pel-count")
 	c.W.Int(int64(g.Pending))
 	c.W.BulkString("pending")
-	err := withBody(c, func() (int, error) {
-		n := 0
-		err := c.Txn.PendingRange(m, g, nil, storage.StreamID{}, storage.MaxStreamID, count, func(pe *storage.PendingEntry) bool {
-			c.W.Array(4)
-			c.W.Bulk(pe.ID.Append(nil))
-			c.W.Bulk(pe.Consumer)
-			c.W.Int(pe.DeliveryTime)
-			c.W.Int(int64(pe.DeliveryCount))
-			n++
-			return true
-		})
-		return n, err
-	})
-	if err != nil {
+	if err := writePendingFull(c, m, g, nil, count); err != nil {
 		return err
 	}
 	c.W.BulkString("consumers")
@@ -202,23 +189,36 @@ func writeGroupFull(c *Ctx, m *storage.Meta, g *storage.StreamGroup, count int64
 		c.W.BulkString("pel-count")
 		c.W.Int(int64(sc.Pending))
 		c.W.BulkString("pending")
-		err := withBody(c, func() (int, error) {
-			n := 0
-			err := c.Txn.PendingRange(m, g, sc.Name, storage.StreamID{}, storage.MaxStreamID, count, func(pe *storage.PendingEntry) bool {
-				c.W.Array(3)
-				c.W.Bulk(pe.ID.Append(nil))
-				c.W.Int(pe.DeliveryTime)
-				c.W.Int(int64(pe.DeliveryCount))
-				n++
-				return true
-			})
-			return n, err
-		})
+		err := writePendingFull(c, m, g, sc.Name, count)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writePendingFull writes the first count (0: all) pending entries of g, of consumer owner
+// only when it is not nil, as XINFO STREAM FULL does: ID, consumer (for the group's list),
+// delivery time and count.
+func writePendingFull(c *Ctx, m *storage.Meta, g *storage.StreamGroup, owner []byte, count int64) error {
+	return withBody(c, func() (int, error) {
+		n := 0
+		err := c.Txn.PendingRange(m, g, owner, storage.StreamID{}, storage.MaxStreamID, count, func(pe *storage.PendingEntry) bool {
+			if owner == nil {
+				c.W.Array(4)
+				c.W.Bulk(pe.ID.Append(nil))
+				c.W.Bulk(pe.Consumer)
+			} else {
+				c.W.Array(3)
+				c.W.Bulk(pe.ID.Append(nil))
+			}
+			c.W.Int(pe.DeliveryTime)
+			c.W.Int(int64(pe.DeliveryCount))
+			n++
+			return true
+		})
+		return n, err
+	})
 }
 
 // XINFO GROUPS key
