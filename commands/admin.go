@@ -2,8 +2,8 @@ package commands
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"time"
 
@@ -150,14 +150,10 @@ var moduleHelpLines = []string{
 // moduleAllowed applies enable-module-command to MODULE LOAD, LOADEX and UNLOAD as Redis does:
 // "no" refuses them, "local" allows them from loopback connections only.
 func moduleAllowed(c *Ctx) bool {
-	v, _ := c.Env.Config().Get("enable-module-command")
-	host, _, _ := net.SplitHostPort(c.Client.Addr)
-	if ip := net.ParseIP(host); v == "yes" || v == "local" && ip != nil && ip.IsLoopback() {
+	if protectedAllowed(c, "enable-module-command") {
 		return true
 	}
-	c.W.Error("ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", " +
-		"you can run it from a local connection, otherwise you need to set this option in the configuration " +
-		"file, and then restart the server.")
+	c.W.Error(fmt.Sprintf(ErrProtected, "MODULE", "enable-module-command"))
 	return false
 }
 

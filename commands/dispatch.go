@@ -3,7 +3,9 @@ package commands
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -17,6 +19,11 @@ func Dispatch(c *Ctx, requirePass bool) {
 	}
 	if !cmd.CheckArity(len(c.Args)) {
 		c.W.Error(ArityError(string(c.Args[0])))
+		return
+	}
+	if !ProtectedAllowed(c, cmd) {
+		dir := "enable-" + cmd.Name + "-command"
+		c.W.Error(fmt.Sprintf(ErrProtected, strings.ToUpper(cmd.Name), dir))
 		return
 	}
 	if !c.Client.Authed && cmd.Flags&FlagNoAuth == 0 {
@@ -35,6 +42,23 @@ func Dispatch(c *Ctx, requirePass bool) {
 	}
 	c.Cmd = cmd
 	run(c)
+}
+
+// ProtectedAllowed reports whether cmd may run for c: true unless cmd is protected (DEBUG)
+// and its enable-<name>-command directive refuses it. Dispatch answers the refusal.
+func ProtectedAllowed(c *Ctx, cmd *Command) bool {
+	return cmd.Flags&FlagProtected == 0 || protectedAllowed(c, "enable-"+cmd.Name+"-command")
+}
+
+// protectedAllowed applies an enable-*-command directive as Redis does: "yes" allows the
+// command, "local" allows it from a loopback connection (127.0.0.1 or ::1), "no" refuses it.
+func protectedAllowed(c *Ctx, directive string) bool {
+	v, _ := c.Env.Config().Get(directive)
+	if v == "yes" {
+		return true
+	}
+	host, _, _ := net.SplitHostPort(c.Client.Addr)
+	return v == "local" && (host == "127.0.0.1" || host == "::1")
 }
 
 // Run executes c.Cmd in one transaction over its declared keys: the handler's writes commit

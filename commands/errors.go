@@ -33,6 +33,8 @@ const (
 	ErrUnknownCommand  = "ERR unknown command '%s', with args beginning with: %s"
 	ErrWrongArity      = "ERR wrong number of arguments for '%s' command"
 	ErrUnknownSub      = "ERR unknown subcommand '%s'. Try %s HELP."
+	ErrSubSyntax       = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
+	ErrProtected       = "ERR %s command not allowed. If the %s option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
 	ErrStorage         = "ERR storage error: %s"
 )
 

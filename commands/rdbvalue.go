@@ -162,13 +162,33 @@ func putNew(txn *storage.Txn, k, val []byte) error {
 // errSizeMismatch reports a collection whose stored elements disagree with its metadata.
 var errSizeMismatch = errors.New("commands: collection size differs from its metadata")
 
+// ValueSink receives a value as DumpValue reads it: a string, or a collection's header (its
+// type and element count) followed by its elements. *rdb.ValueWriter is one; DEBUG DIGEST's
+// digest is another.
+type ValueSink interface {
+	String(s []byte) error
+	List(n uint64) error
+	Set(n uint64) error
+	ZSet(n uint64) error
+	Hash(n uint64) error
+	Member(m []byte) error
+	ScoredMember(m []byte, score float64) error
+	Field(f, v []byte) error
+}
+
 // DumpValue writes the value of the key whose metadata is m to w: a string, or a collection
-// announced with the element count m records, then its elements as they are read. A value-log
-// string is read from its file. w is the ValueWriter embedded in an rdb.DumpWriter or an
-// rdb.Writer (after its Key), taken by pointer because it keeps the value's state.
-func DumpValue(txn *storage.Txn, m *storage.Meta, w *rdb.ValueWriter) error {
+// announced with the element count m records, then its elements as they are read (a sorted
+// set's in score order). A value-log string is read from its file. w is typically the
+// ValueWriter embedded in an rdb.DumpWriter or an rdb.Writer (after its Key), taken by
+// pointer because it keeps the value's state. A stream needs a sink that takes streams
+// (StreamSink, as *rdb.ValueWriter does).
+func DumpValue(txn *storage.Txn, m *storage.Meta, w ValueSink) error {
 	if m.Type == storage.TypeStream {
-		return dumpStream(txn, m, w) // streams_rdb.go
+		ss, ok := w.(StreamSink)
+		if !ok {
+			return fmt.Errorf("%w: stream values", rdb.ErrUnsupported)
+		}
+		return dumpStream(txn, m, ss) // streams_rdb.go
 	}
 	var err error
 	switch m.Type {

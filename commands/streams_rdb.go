@@ -109,6 +109,14 @@ func restoreGroup(txn *storage.Txn, m *storage.Meta, rg *rdb.StreamGroup, counte
 	return nil
 }
 
+// StreamSink receives a stream as DumpValue reads it: its number of nodes, each node's
+// entries, then its metadata and groups. *rdb.ValueWriter is one.
+type StreamSink interface {
+	Stream(nodes uint64) error
+	StreamNode(entries []rdb.StreamEntry) error
+	StreamTail(tl *rdb.StreamTail) error
+}
+
 // dumpNodeEntries is the number of entries DUMP puts in one listpack node.
 const dumpNodeEntries = 100
 
@@ -116,7 +124,7 @@ func rid(id storage.StreamID) rdb.StreamID { return rdb.StreamID{Ms: id.Ms, Seq:
 
 // dumpStream writes the stream m to w as type 19: its entries, 100 a node, then its metadata
 // and consumer groups.
-func dumpStream(txn *storage.Txn, m *storage.Meta, w *rdb.ValueWriter) error {
+func dumpStream(txn *storage.Txn, m *storage.Meta, w StreamSink) error {
 	nodes := (m.Size + dumpNodeEntries - 1) / dumpNodeEntries
 	if err := w.Stream(nodes); err != nil {
 		return err

@@ -25,6 +25,9 @@ const (
 	FlagExclusive                  // runs alone: spans databases or the whole keyspace
 	FlagNoMulti                    // not allowed inside MULTI
 	FlagAsking                     // accepted from a cluster client after ASKING (RESTORE-ASKING)
+	// FlagProtected marks a command that runs only where its enable-<name>-command directive
+	// allows it (DEBUG): the dispatcher refuses it after the arity check. COMMAND does not show it.
+	FlagProtected
 )
 
 var flagNames = []struct {

@@ -211,6 +211,10 @@ var units = map[string]int64{
 	"g": 1000 * 1000 * 1000, "gb": 1024 * 1024 * 1024,
 }
 
+// ParseSize parses a byte count with an optional Redis memory unit, as the directives'
+// sizes are parsed (parseSize).
+func ParseSize(s string) (int64, error) { return parseSize(s) }
+
 // parseSize parses a byte count with an optional Redis memory unit
 // (b, k, kb, m, mb, g, gb; case-insensitive), e.g. "512mb" or "1000".
 func parseSize(s string) (int64, error) {

@@ -76,6 +76,10 @@ func used(help string, d *directive) *directive { d.Help = help; return d }
 
 func hidden(d *directive) *directive { d.hidden = true; return d }
 
+// startup marks a stored directive that, as in Redis, only the config file or the command line
+// sets: CONFIG SET answers that it is immutable.
+func startup(d *directive) *directive { d.redisImmutable = true; return d }
+
 // protected marks a directive Redis's CONFIG SET refuses unless enable-protected-configs is
 // set, which Strata leaves at no.
 func protected(d *directive) *directive { d.protected = true; return d }
@@ -232,8 +236,10 @@ var inertDirectives = []*directive{
 	immutable("syslog-facility", "", "local0", kindEnum, 0, 0,
 		"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"),
 	immutable("enable-protected-configs", "", "no", kindEnum, 0, 0, "no", "yes", "local"),
-	immutable("enable-debug-command", "", "no", kindEnum, 0, 0, "no", "yes", "local"),
-	immutable("enable-module-command", "", "no", kindEnum, 0, 0, "no", "yes", "local"),
+	startup(used("who may run DEBUG: no, yes, or local (loopback connections only); set at start-up",
+		stored("enable-debug-command", "", "no", kindEnum, 0, 0, "no", "yes", "local"))),
+	startup(used("who may run MODULE LOAD and UNLOAD (which Strata refuses): no, yes or local; set at start-up",
+		stored("enable-module-command", "", "no", kindEnum, 0, 0, "no", "yes", "local"))),
 	immutable("server_cpulist", "", "", kindString, 0, 0),
 	immutable("bio_cpulist", "", "", kindString, 0, 0),
 	immutable("aof_rewrite_cpulist", "", "", kindString, 0, 0),

@@ -18,9 +18,10 @@
 #
 # Tests excused for what Strata deliberately lacks are listed, each with its reason, in
 # tests/redis-suite/excused.txt; the suite's own --ignore-encoding and --ignore-digest options
-# stand for OBJECT ENCODING and DEBUG DIGEST; the tags needs:debug (DEBUG) and
-# needs:config-maxmemory (Strata keeps its data on disk and never evicts: maxmemory is 0) are
-# left out.
+# stand for OBJECT ENCODING and DEBUG DIGEST; the tag needs:config-maxmemory (Strata keeps its
+# data on disk and never evicts: maxmemory is 0) is left out. Both servers start with
+# enable-debug-command yes, as the suite's own configuration sets it, so that the needs:debug
+# tests run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -32,7 +33,7 @@ for a in "$@"; do
 	case "$a" in
 	--record) record=1 ;;
 	--compare) compare=1 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	*) units+=("$a") ;;
 	esac
 done
@@ -88,15 +89,16 @@ run_unit() {
 	log="$out/$server-${unit//\//_}.log"
 	if [ "$server" = strata ]; then
 		"$strata" --port "$port" --dir "$dir/data" --backup-dir "$dir/backup" --metrics-addr "" \
-			>"$log.server" 2>&1 &
+			--enable-debug-command yes >"$log.server" 2>&1 &
 	else
-		redis-server --port "$port" --dir "$dir" --save "" --appendonly no >"$log.server" 2>&1 &
+		redis-server --port "$port" --dir "$dir" --save "" --appendonly no --enable-debug-command yes \
+			>"$log.server" 2>&1 &
 	fi
 	pid=$!
 	for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 	start=$(date +%s)
 	(cd "$src" && timeout -k 5 "$unit_timeout" ./runtest --host 127.0.0.1 --port "$port" \
-		--single "$unit" --tags "-needs:debug -needs:config-maxmemory" --durable --clients 1 --timeout "$test_timeout" \
+		--single "$unit" --tags "-needs:config-maxmemory" --durable --clients 1 --timeout "$test_timeout" \
 		--ignore-encoding --ignore-digest --skipfile "$excused" \
 		--baseport $((port % 20000 + 30000)) --portcount 200) 2>&1 |
 		sed 's/\x1b\[[0-9;]*m//g' >"$log"

@@ -109,7 +109,7 @@ func (s *Server) gate(c *client, st *cmdState) bool {
 	ctx := &c.ctx
 	cmd := st.cmd
 	requirePass := s.Config().RequirePass != ""
-	if cmd == nil || !cmd.CheckArity(len(ctx.Args)) ||
+	if cmd == nil || !cmd.CheckArity(len(ctx.Args)) || !commands.ProtectedAllowed(ctx, cmd) ||
 		requirePass && !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 {
 		commands.Dispatch(ctx, requirePass) // answers the error and runs nothing
 		c.tx.aborted = c.tx.active

@@ -66,3 +66,12 @@ func (s *Server) replicationStats() ReplicationStats {
 	}
 	return r
 }
+
+// ChangeReplicationID starts a new replication history at the current offset and forgets the
+// second ID (DEBUG CHANGE-REPL-ID).
+func (s *Server) ChangeReplicationID() {
+	s.repl.mu.Lock()
+	defer s.repl.mu.Unlock()
+	s.repl.ids.ID = replication.NewID()
+	s.repl.ids.ID2, s.repl.ids.SecondOffset = replication.NoID, -1
+}

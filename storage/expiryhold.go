@@ -14,3 +14,8 @@ func (s *Store) HoldExpiry(until time.Time) {
 	}
 	s.expiryHeld.Store(until.UnixNano())
 }
+
+// SetActiveExpire turns the active expiry cycle on or off (DEBUG SET-ACTIVE-EXPIRE): while it
+// is off, keys whose time to live has passed read as absent and stay stored until it is on
+// again.
+func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }

@@ -153,6 +153,21 @@ func (c *metaCache) drop(k []byte) {
 	sh.mu.Unlock()
 }
 
+// clear empties the cache (a nil cache stays nil).
+func (c *metaCache) clear() {
+	if c == nil {
+		return
+	}
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		clear(sh.idx)
+		clear(sh.ents)
+		sh.ents, sh.bytes, sh.hand = sh.ents[:0], 0, 0
+		sh.mu.Unlock()
+	}
+}
+
 // size returns the bytes the cache holds.
 func (c *metaCache) size() int64 {
 	var n int64

@@ -52,8 +52,8 @@ func (s *Store) expireLoop() {
 			continue // disk.go: the disk refuses writes; reads still hide expired keys
 		}
 		start := time.Now()
-		if s.expiryHeld.Load() > start.UnixNano() {
-			continue // expiryhold.go: a CLIENT PAUSE holds deletions
+		if s.expiryHeld.Load() > start.UnixNano() || s.activeExpireOff.Load() {
+			continue // expiryhold.go: a CLIENT PAUSE holds deletions, or DEBUG turned them off
 		}
 		for time.Since(start) < expireStepLimit {
 			n, err := s.ExpireStep(expireBatch)

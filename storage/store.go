@@ -73,9 +73,12 @@ type Store struct {
 	cache     *metaCache
 	openedAt  time.Time
 	closeOnce sync.Once
+	life      sync.Mutex // serialises Reload and Close
+	closed    bool       // set by Close, under life
 
-	onExpire   atomic.Pointer[func(db int, key []byte)] // SetOnExpire
-	expiryHeld atomic.Int64                             // HoldExpiry: unix nanoseconds
+	onExpire        atomic.Pointer[func(db int, key []byte)] // SetOnExpire
+	expiryHeld      atomic.Int64                             // HoldExpiry: unix nanoseconds
+	activeExpireOff atomic.Bool                              // SetActiveExpire(false)
 }
 
 // Stats counts background work; fields are updated atomically.
@@ -168,19 +171,24 @@ func Open(o Options) (*Store, error) {
 			s.log.Warn("could not drop the keyspace of a load cut short", "err", err)
 		}
 	}
-	if !o.DisableBackgrnd {
+	s.startBackground()
+	return s, nil
+}
+
+// startBackground launches the background work that Close (and Reload) stops through s.stop.
+func (s *Store) startBackground() {
+	if !s.opts.DisableBackgrnd {
 		s.wg.Add(2)
 		go s.expireLoop()
 		go s.collectLoop()
 	}
-	if o.Fsync == "everysec" {
+	if s.opts.Fsync == "everysec" {
 		s.wg.Add(1)
 		go s.syncLoop()
 	}
 	s.vlog.start()
 	s.wg.Add(1)
 	go s.diskLoop()
-	return s, nil
 }
 
 // load reads or writes the system records.
@@ -304,6 +312,9 @@ func (s *Store) CompactAll() error { return s.db().CompactRange(util.Range{}) }
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.life.Lock()
+		defer s.life.Unlock()
+		s.closed = true
 		close(s.stop)
 		s.wg.Wait()
 		verr := s.vlog.close()

@@ -184,8 +184,9 @@ func MaybeStartRedis(t testing.TB) *Instance {
 // StartRedis starts a reference redis-server on a free loopback port with
 // persistence disabled, waits until it answers PING, and kills it when the
 // test ends. Without redis-server on PATH the test is skipped, or fails if
-// STRATA_REQUIRE_EXTERNAL=1.
-func StartRedis(t testing.TB) *Instance {
+// STRATA_REQUIRE_EXTERNAL=1. args are more directives for its command line
+// ("--enable-debug-command", "yes").
+func StartRedis(t testing.TB, args ...string) *Instance {
 	t.Helper()
 	path := RedisServerPath()
 	if path == "" {
@@ -197,7 +198,7 @@ func StartRedis(t testing.TB) *Instance {
 	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		inst, err := startRedisOnce(path, dir)
+		inst, err := startRedisOnce(path, dir, args...)
 		if err == nil {
 			t.Cleanup(func() { inst.Close() })
 			return inst
@@ -217,19 +218,19 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func startRedisOnce(path, dir string) (*Instance, error) {
+func startRedisOnce(path, dir string, args ...string) (*Instance, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(path,
+	cmd := exec.Command(path, append([]string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
 		"--appendonly", "no",
 		"--dir", dir,
 		"--daemonize", "no",
-	)
+	}, args...)...)
 	out := &syncBuffer{}
 	cmd.Stdout = out
 	cmd.Stderr = out
