@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/strata-db/strata/rdb"
 	"github.com/strata-db/strata/storage"
@@ -204,3 +205,26 @@ func dumpGroup(txn *storage.Txn, m *storage.Meta, g *storage.StreamGroup) (rdb.S
 	}
 	return rg, nil
 }
+
+// redisTypeStream is Redis's object type number of streams, which DEBUG DIGEST mixes in.
+const redisTypeStream = 6
+
+// Stream, StreamNode and StreamTail digest a stream as Redis 7.0's DEBUG DIGEST does: the
+// type, then each entry's ID as "ms.seq" and its fields and values, in order (groups are
+// left out, as Redis leaves them out).
+func (v *valueDigest) Stream(uint64) error { v.d.mixUint32(redisTypeStream); return nil }
+
+func (v *valueDigest) StreamNode(entries []rdb.StreamEntry) error {
+	for _, e := range entries {
+		v.buf = strconv.AppendUint(v.buf[:0], e.ID.Ms, 10)
+		v.buf = append(v.buf, '.')
+		v.buf = strconv.AppendUint(v.buf, e.ID.Seq, 10)
+		v.d.mix(v.buf)
+		for _, f := range e.Fields {
+			v.d.mix(f)
+		}
+	}
+	return nil
+}
+
+func (v *valueDigest) StreamTail(*rdb.StreamTail) error { return nil }
