@@ -349,6 +349,8 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 		return "raw", nil
 	case storage.TypeList:
 		return "quicklist", nil
+	case storage.TypeStream:
+		return "stream", nil
 	case storage.TypeHash:
 		if m.Size > hashListpackEntries {
 			return "hashtable", nil

@@ -103,6 +103,10 @@ func memoryUsage(c *Ctx) {
 		if z, err = c.Txn.ZSet(key); err == nil {
 			err = z.Members(func(v []byte, _ float64) bool { return each(v, make([]byte, 8)) })
 		}
+	case storage.TypeStream:
+		err = c.Txn.StreamRange(m, storage.StreamID{}, storage.MaxStreamID, false, 0, func(_ storage.StreamID, fv [][]byte) bool {
+			return each(append(fv, make([]byte, 16))...)
+		})
 	}
 	if err != nil {
 		c.Fail(err)

@@ -75,6 +75,9 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 		st.Elements = 1
 		return st, txn.SetString(key, s, expireAt)
 	}
+	if v.Kind == rdb.KindStream {
+		return restoreStream(txn, key, v, expireAt) // streams_rdb.go
+	}
 	m := &storage.Meta{Expire: expireAt}
 	switch v.Kind {
 	case rdb.KindList:
@@ -177,8 +180,16 @@ type ValueSink interface {
 // announced with the element count m records, then its elements as they are read (a sorted
 // set's in score order). A value-log string is read from its file. w is typically the
 // ValueWriter embedded in an rdb.DumpWriter or an rdb.Writer (after its Key), taken by
-// pointer because it keeps the value's state.
+// pointer because it keeps the value's state. A stream needs a sink that takes streams
+// (StreamSink, as *rdb.ValueWriter does).
 func DumpValue(txn *storage.Txn, m *storage.Meta, w ValueSink) error {
+	if m.Type == storage.TypeStream {
+		ss, ok := w.(StreamSink)
+		if !ok {
+			return fmt.Errorf("%w: stream values", rdb.ErrUnsupported)
+		}
+		return dumpStream(txn, m, ss) // streams_rdb.go
+	}
 	var err error
 	switch m.Type {
 	case storage.TypeString:

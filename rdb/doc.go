@@ -29,7 +29,10 @@
 // 64 KiB buffer, one blob's bytes, and the element being returned. A Value
 // must be consumed before the Reader's next call, which otherwise skips the
 // rest of it. Every encoding Redis 2.6 to 8.x writes decodes to the same
-// Elements, so callers never see encodings. Streams and module values are
+// Elements, so callers never see encodings. Streams (types 15, 19, 21) are
+// read with NextStreamEntry, one live entry at a time and one listpack node
+// held, then StreamTail, the metadata and consumer groups held whole
+// (stream.go); their Next reports ErrUnsupported. Module values are
 // recognised and skipped (their Next reports ErrUnsupported), so an import
 // can report them and go on; module aux data is skipped and reported as a
 // record, and function libraries are returned with their source for the
@@ -42,7 +45,9 @@
 // caller supplies them; Close adds the EOF opcode and the checksum. Values
 // use the encodings that every Redis from 6.2 on loads (string 0, linked
 // list 1, set 2, hash 4, sorted set with binary scores 5) under version 9,
-// the newest Redis 6.2 reads. Those encodings declare their element count
+// the newest Redis 6.2 reads; streams are written as stream listpacks 2
+// (type 19), which Redis 7.0 and later load (stream_write.go). Those
+// encodings declare their element count
 // first and then take elements one at a time, so no value is ever held
 // whole: the caller passes the count its metadata knows. redis-server 7.0
 // loads the files, and redis-check-rdb accepts them.

@@ -275,9 +275,7 @@ func TestRedisDifferential(t *testing.T) {
 			}
 		}
 		r.do(t, "SELECT", "0")
-		if _, err := ParseDump([]byte(r.do(t, "DUMP", "stream").Str), nil); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("stream DUMP: %v", err)
-		}
+		checkStreamDump(t, []byte(r.do(t, "DUMP", "stream").Str))
 		compareStates(t, "DUMP", got, want)
 		// Redis 7.0 writes these encodings for the keys built above.
 		for _, ty := range []byte{TypeString, TypeListQuicklist2, TypeSet, TypeSetIntset, TypeZSetListpack, TypeZSet2, TypeHashListpack, TypeHash} {
@@ -478,5 +476,37 @@ func TestRedisDumpFixtures(t *testing.T) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			t.Errorf("%q: %v", key, err)
 		}
+	}
+}
+
+// checkStreamDump checks the DUMP of the stream the differential test builds: entry 1-1 f v,
+// group g that delivered it to alice.
+func checkStreamDump(t *testing.T, p []byte) {
+	t.Helper()
+	v, err := ParseDump(p, nil)
+	if err != nil {
+		t.Fatalf("stream DUMP: %v", err)
+	}
+	if _, err := v.Next(); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Next on a stream: %v, want ErrUnsupported", err)
+	}
+	e, err := v.NextStreamEntry()
+	if err != nil || e.ID != (StreamID{1, 1}) || len(e.Fields) != 2 || string(e.Fields[0]) != "f" || string(e.Fields[1]) != "v" {
+		t.Fatalf("stream entry %+v, %v", e, err)
+	}
+	if _, err := v.NextStreamEntry(); err != io.EOF {
+		t.Fatalf("after the only entry: %v", err)
+	}
+	tl, err := v.StreamTail()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Type != TypeStreamListpacks2 || tl.Length != 1 || tl.EntriesAdded != 1 || len(tl.Groups) != 1 {
+		t.Fatalf("stream tail %+v (type %d)", tl, v.Type)
+	}
+	g := tl.Groups[0]
+	if string(g.Name) != "g" || g.EntriesRead != 1 || len(g.PEL) != 1 || len(g.Consumers) != 1 ||
+		string(g.Consumers[0].Name) != "alice" || len(g.Consumers[0].Pending) != 1 {
+		t.Fatalf("stream group %+v", g)
 	}
 }

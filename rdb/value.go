@@ -39,6 +39,7 @@ type Value struct {
 	done      bool
 	err       error
 	skip      func() error // reads past a value the codec does not decode
+	stream    *streamState // a stream's position (stream.go)
 }
 
 // kindOf maps an object type to its kind and, for packed blobs, the
@@ -76,8 +77,7 @@ func newValue(t byte, in *input) (*Value, error) {
 		}
 		return &Value{Kind: KindModule, Type: t, count: -1, err: err, skip: func() error { return skipModuleOps(in) }}, nil
 	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
-		err := unsupported("stream values (type %d) are not supported", t)
-		return &Value{Kind: KindStream, Type: t, count: -1, err: err, skip: func() error { return skipStream(t, in) }}, nil
+		return newStreamValue(t, in) // stream.go
 	}
 	k, arity, err := kindOf(t)
 	if err != nil {
@@ -180,6 +180,9 @@ func (v *Value) Bytes() ([]byte, error) {
 // Next returns the next element, io.EOF after the last one, or ErrEmptyKey
 // if the value held none. Any other error is final.
 func (v *Value) Next() (Element, error) {
+	if v.stream != nil && v.err == nil {
+		return Element{}, unsupported("stream values are read with NextStreamEntry and StreamTail")
+	}
 	if v.err != nil {
 		return Element{}, v.err
 	}
@@ -200,6 +203,13 @@ func (v *Value) Next() (Element, error) {
 
 // drain reads what is left of the value, for a caller that stops early.
 func (v *Value) drain() error {
+	if v.stream != nil {
+		if v.done {
+			return nil
+		}
+		_, err := v.StreamTail()
+		return err
+	}
 	if v.skip != nil {
 		skip := v.skip
 		v.skip = nil

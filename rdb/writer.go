@@ -106,6 +106,8 @@ type ValueWriter struct {
 	kind Kind
 	left uint64 // elements still owed
 	open bool   // a value has been started
+	// tailOwed is set while a stream's metadata and groups are still to come (stream_write.go).
+	tailOwed bool
 	// start writes what precedes the object type (a file's key header).
 	start func(t byte)
 }
@@ -190,7 +192,7 @@ func (vw *ValueWriter) Field(f, v []byte) error {
 }
 
 // complete reports whether the value started has all its elements.
-func (vw *ValueWriter) complete() bool { return vw.open && vw.left == 0 }
+func (vw *ValueWriter) complete() bool { return vw.open && vw.left == 0 && !vw.tailOwed }
 
 // Writer writes an RDB file of version DumpVersion: header, aux fields,
 // databases and keys, then the EOF opcode and the CRC-64. Keys stream:

@@ -19,7 +19,8 @@ import (
 	"github.com/strata-db/strata/storage"
 )
 
-// Blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BLMPOP).
+// Blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP,
+// XREAD and XREADGROUP; the streams' own rules are in blocking_stream.go).
 //
 // A handler that finds nothing to pop calls Ctx.Block; the dispatcher then calls registerBlocked
 // (Ctx.OnBlock) while the command's key locks are still held, so no push can slip between the
@@ -141,6 +142,9 @@ func registerBlocked(ctx *commands.Ctx) {
 	r.pending[w.clientID] = w
 	r.mu.Unlock()
 	totalWaiters.Add(1)
+	if w.cmd.Name == "xreadgroup" {
+		groupWaiters.Add(1) // blocking_stream.go
+	}
 }
 
 // remove takes w off every key. r.mu must be held.
@@ -155,6 +159,9 @@ func (r *blockRegistry) remove(w *waiter) {
 	}
 	w.elems = nil
 	totalWaiters.Add(-1)
+	if w.cmd.Name == "xreadgroup" {
+		groupWaiters.Add(-1)
+	}
 }
 
 // afterBlocking is called by handle after the dispatcher: it suspends a blocked client until
@@ -211,6 +218,7 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 	}
 	switch {
 	case served && reply != nil:
+		s.countServedError(w.cmd, reply) // blocking_stream.go
 		if !c.ReplyOff {
 			c.w.Raw(reply)
 		}
@@ -360,6 +368,7 @@ var blockKind = map[string]storage.Type{
 	"blpop": storage.TypeList, "brpop": storage.TypeList, "brpoplpush": storage.TypeList,
 	"blmove": storage.TypeList, "blmpop": storage.TypeList,
 	"bzpopmin": storage.TypeZSet, "bzpopmax": storage.TypeZSet, "bzmpop": storage.TypeZSet,
+	"xread": storage.TypeStream, "xreadgroup": storage.TypeStream,
 }
 
 // runWaiter re-runs w's command on the ready key alone, in a transaction over the command's
@@ -368,8 +377,14 @@ var blockKind = map[string]storage.Type{
 func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.ReadyKey) {
 	args := narrowArgs(w.cmd.Name, w.args, key)
 	t := s.store.Begin(w.db, commands.TxnKeys(w.cmd, args), true)
+	stream := blockKind[w.cmd.Name] == storage.TypeStream
+	if stream {
+		if reply, outcome, done := streamWaiterGone(t, w, args, key); done {
+			return reply, outcome, nil // blocking_stream.go
+		}
+	}
 	m, err := t.GetMeta([]byte(key))
-	if err != nil || m == nil || m.Type != storage.TypeList && m.Type != storage.TypeZSet {
+	if err != nil || m == nil || !stream && m.Type != storage.TypeList && m.Type != storage.TypeZSet {
 		t.Abort()
 		return nil, serveEmpty, nil // gone, unreadable, or a type no client blocks for
 	}
@@ -393,7 +408,14 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		t.Abort() // BLMOVE to a destination of another type: the client gets the error
 		return wr.Bytes(), serveDone, nil
 	}
-	if wr.Len() == 0 || t.Writes() == 0 {
+	if stream && streamNothing(wr.Bytes()) {
+		t.Abort() // nothing new for this client: it stays blocked
+		if q != nil {
+			q.reply(nil)
+		}
+		return nil, serveWrongKind, nil
+	}
+	if wr.Len() == 0 || t.Writes() == 0 && !stream {
 		t.Abort() // not expected: the key holds elements of the right type
 		if q != nil {
 			q.reply(nil) // releases the hold
@@ -427,6 +449,8 @@ func narrowArgs(name string, args [][]byte, key string) [][]byte {
 		}
 		out := [][]byte{args[0], args[1], []byte("1"), k}
 		return append(out, args[3+n:]...)
+	case "xread", "xreadgroup":
+		return commands.NarrowXRead(args, k)
 	}
 	return args // BLMOVE and BRPOPLPUSH block on their source alone
 }

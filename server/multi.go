@@ -542,7 +542,7 @@ func (s *Server) Exec(ctx *commands.Ctx) {
 		if watching && t.Writes() > before {
 			s.touchChanged(&sub, cmdDB)
 		}
-		ready = append(ready, sub.Ready...)
+		ready = signalChangedKeys(s, &sub, append(ready, sub.Ready...)) // blocking_stream.go
 	}
 	done = true
 	if s.scriptsStopped.Load() && runsScript(queue) {

@@ -376,6 +376,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	s.stats.commandsProcessed.Add(1)
 	s.afterCommand(c, st)
+	ctx.Ready = signalChangedKeys(s, ctx, ctx.Ready) // blocking_stream.go
 	if ctx.Blocked || len(ctx.Ready) > 0 {
 		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
 	}

@@ -32,6 +32,7 @@ const (
 	TypeHash   Type = 3
 	TypeSet    Type = 4
 	TypeZSet   Type = 5
+	TypeStream Type = 6
 )
 
 // String returns the name TYPE answers for t.
@@ -47,12 +48,14 @@ func (t Type) String() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	}
 	return "none"
 }
 
 // IsCollection reports whether values of type t live in sub-keys under an object ID.
-func (t Type) IsCollection() bool { return t >= TypeList && t <= TypeZSet }
+func (t Type) IsCollection() bool { return t >= TypeList && t <= TypeStream }
 
 // String encodings, stored in the metadata; the numbers never change.
 const (
@@ -80,6 +83,9 @@ type Meta struct {
 	Size uint64
 	Head uint64
 	Tail uint64
+
+	// X is a stream's state (stream.go); nil for the other types.
+	X *StreamMeta
 }
 
 var errCorrupt = errors.New("storage: corrupt record")
@@ -99,6 +105,10 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
 		dst = binary.BigEndian.AppendUint64(dst, m.Head)
 		dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+	case m.Type == TypeStream:
+		dst = binary.BigEndian.AppendUint64(dst, m.ID)
+		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+		dst = m.X.encode(dst)
 	default:
 		dst = binary.BigEndian.AppendUint64(dst, m.ID)
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
@@ -127,6 +137,16 @@ func decodeMeta(b []byte, m *Meta) error {
 		m.Size = binary.BigEndian.Uint64(rest[8:])
 		m.Head = binary.BigEndian.Uint64(rest[16:])
 		m.Tail = binary.BigEndian.Uint64(rest[24:])
+	case m.Type == TypeStream:
+		if len(rest) < 16 {
+			return errCorrupt
+		}
+		m.ID = binary.BigEndian.Uint64(rest)
+		m.Size = binary.BigEndian.Uint64(rest[8:])
+		m.X = new(StreamMeta)
+		if !m.X.decode(rest[16:]) {
+			return errCorrupt
+		}
 	case m.Type.IsCollection():
 		if len(rest) != 16 {
 			return errCorrupt

@@ -199,7 +199,7 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 		if mapped[phys] && queuedIDs[m.ID] {
 			c.fail("object %d of live key %q (keyspace %d) is queued as garbage", m.ID, key, phys)
 		}
-		if mapped[phys] && m.Size == 0 {
+		if mapped[phys] && m.Size == 0 && m.Type != TypeStream { // a stream may be empty
 			c.fail("key %q in keyspace %d is an empty %s", key, phys, m.Type)
 		}
 		if m.Type == TypeList && mapped[phys] && (m.Tail < m.Head || m.Tail-m.Head != m.Size) {
@@ -348,6 +348,12 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 		s.n++
 	case TypeHash:
 		s.n++
+	case TypeStream:
+		if len(sub) == 17 && sub[0] == streamEntry {
+			s.n++
+		} else if len(sub) == 0 || sub[0] > streamOwned {
+			s.bad(c, "stream %q (object %d): unknown sub-key %x", o.key, id, sub)
+		}
 	case TypeSet:
 		if len(val) != 0 {
 			s.bad(c, "set %q (object %d): member %q has a value", o.key, id, sub)

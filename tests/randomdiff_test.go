@@ -255,7 +255,7 @@ func (g *cmdGen) keys(n int) []string {
 // next returns a command and how to compare its replies.
 func (g *cmdGen) next() ([]string, comparer) {
 	k := g.key()
-	switch g.rng.Intn(7) {
+	switch g.rng.Intn(8) {
 	case 0:
 		return g.stringCmd(k)
 	case 1:
@@ -266,6 +266,8 @@ func (g *cmdGen) next() ([]string, comparer) {
 		return g.setCmd(k)
 	case 4, 5:
 		return g.zsetCmd(k)
+	case 6:
+		return g.streamCmd(k) // randomdiff_streams_test.go
 	}
 	return g.keyspaceCmd(k)
 }

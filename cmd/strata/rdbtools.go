@@ -281,9 +281,6 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 	case db >= im.st.Databases():
 		im.tally.skip(fmt.Sprintf("database %d does not exist (databases = %d; use --db)", db, im.st.Databases()))
 		return nil
-	case v.Kind == rdb.KindStream:
-		im.tally.skip("stream values (Strata has no streams yet)")
-		return nil
 	case v.Kind == rdb.KindModule:
 		im.tally.skip("module values (Strata has no modules)")
 		return nil

@@ -1,0 +1,519 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+)
+
+// Streams
+//
+// A stream's entries are records under its object ID keyed by their ID as 16 big-endian bytes
+// (sub-key streamEntry, ms(8), seq(8)), so XRANGE is one bounded iterator and XADD one put,
+// whatever the stream's length. The metadata holds what Redis keeps in the stream object: the
+// length, the last, first and largest deleted IDs, the number of entries ever added and of
+// consumer groups (StreamMeta).
+//
+// Redis packs entries into listpack nodes of at most stream-node-max-entries entries and
+// stream-node-max-bytes bytes, and approximate trimming (MAXLEN ~, MINID ~) removes whole nodes
+// only. Strata keeps the same node boundaries as records (sub-key streamNode, master ID) that
+// count a node's live and deleted entries and estimate its listpack size, so that approximate
+// trims remove exactly the entries Redis removes. The tail node lives in the metadata, so that
+// XADD reads and writes nothing but the metadata and the entry: its record is written when the
+// node starts and again when the next node starts, and readers take the metadata's copy of it.
+//
+// Consumer groups, their pending-entries lists and consumers are records too (stream_group.go).
+
+// Sub-key tags of a stream's records.
+const (
+	streamEntry    = 0x00 // ID(16) -> fields
+	streamNode     = 0x01 // master ID(16) -> node counters
+	streamGroup    = 0x02 // name -> group state
+	streamPEL      = 0x03 // group ID(8) entry ID(16) -> delivery time, count, consumer
+	streamConsumer = 0x04 // group ID(8) name -> consumer state
+	streamOwned    = 0x05 // group ID(8) len(4) consumer entry ID(16): a consumer's pending entries
+)
+
+// StreamID is a stream entry ID.
+type StreamID struct{ Ms, Seq uint64 }
+
+// MaxStreamID is the largest ID.
+var MaxStreamID = StreamID{^uint64(0), ^uint64(0)}
+
+// Cmp compares a and b.
+func (a StreamID) Cmp(b StreamID) int {
+	switch {
+	case a.Ms < b.Ms:
+		return -1
+	case a.Ms > b.Ms:
+		return 1
+	case a.Seq < b.Seq:
+		return -1
+	case a.Seq > b.Seq:
+		return 1
+	}
+	return 0
+}
+
+// Incr returns the ID after id; ok is false for the largest ID.
+func (a StreamID) Incr() (StreamID, bool) {
+	switch {
+	case a.Seq < ^uint64(0):
+		a.Seq++
+	case a.Ms < ^uint64(0):
+		a.Ms, a.Seq = a.Ms+1, 0
+	default:
+		return StreamID{}, false
+	}
+	return a, true
+}
+
+// Decr returns the ID before id; ok is false for 0-0.
+func (a StreamID) Decr() (StreamID, bool) {
+	switch {
+	case a.Seq > 0:
+		a.Seq--
+	case a.Ms > 0:
+		a.Ms, a.Seq = a.Ms-1, ^uint64(0)
+	default:
+		return MaxStreamID, false
+	}
+	return a, true
+}
+
+// IsZero reports whether id is 0-0.
+func (a StreamID) IsZero() bool { return a.Ms == 0 && a.Seq == 0 }
+
+// String formats id as ms-seq.
+func (a StreamID) String() string { return string(a.Append(nil)) }
+
+// Append appends ms-seq to dst.
+func (a StreamID) Append(dst []byte) []byte {
+	dst = strconv.AppendUint(dst, a.Ms, 10)
+	dst = append(dst, '-')
+	return strconv.AppendUint(dst, a.Seq, 10)
+}
+
+func appendStreamID(dst []byte, id StreamID) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, id.Ms)
+	return binary.BigEndian.AppendUint64(dst, id.Seq)
+}
+
+func readStreamID(b []byte) StreamID {
+	return StreamID{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])}
+}
+
+// StreamNode is one listpack node of Redis's layout: its master ID, its live and deleted
+// entries, the last ID it holds (deleted or not), its estimated size and the hash of its master
+// fields.
+type StreamNode struct {
+	Master      StreamID
+	Valid       uint64
+	Total       uint64
+	Bytes       uint64
+	Last        StreamID
+	FieldsHash  uint64
+	MasterCount uint64 // number of master fields
+}
+
+const streamNodeLen = 16 + 8*3 + 16 + 8 + 8
+
+func (n *StreamNode) encode(dst []byte) []byte {
+	dst = appendStreamID(dst, n.Master)
+	dst = binary.BigEndian.AppendUint64(dst, n.Valid)
+	dst = binary.BigEndian.AppendUint64(dst, n.Total)
+	dst = binary.BigEndian.AppendUint64(dst, n.Bytes)
+	dst = appendStreamID(dst, n.Last)
+	dst = binary.BigEndian.AppendUint64(dst, n.FieldsHash)
+	return binary.BigEndian.AppendUint64(dst, n.MasterCount)
+}
+
+func (n *StreamNode) decode(b []byte) {
+	n.Master = readStreamID(b)
+	n.Valid = binary.BigEndian.Uint64(b[16:])
+	n.Total = binary.BigEndian.Uint64(b[24:])
+	n.Bytes = binary.BigEndian.Uint64(b[32:])
+	n.Last = readStreamID(b[40:])
+	n.FieldsHash = binary.BigEndian.Uint64(b[56:])
+	n.MasterCount = binary.BigEndian.Uint64(b[64:])
+}
+
+// StreamMeta is the stream state held in a stream key's metadata.
+type StreamMeta struct {
+	Last, First, MaxDeleted StreamID
+	EntriesAdded            uint64
+	Groups                  uint64
+	Nodes                   uint64     // listpack nodes (XINFO's radix-tree-keys)
+	Tail                    StreamNode // the last node; Total 0 when the stream has none
+}
+
+// encode appends x in uvarints (the fields hash fixed), most of them one or two bytes.
+func (x *StreamMeta) encode(dst []byte) []byte {
+	for _, v := range [...]uint64{x.Last.Ms, x.Last.Seq, x.First.Ms, x.First.Seq, x.MaxDeleted.Ms,
+		x.MaxDeleted.Seq, x.EntriesAdded, x.Groups, x.Nodes, x.Tail.Master.Ms, x.Tail.Master.Seq,
+		x.Tail.Valid, x.Tail.Total, x.Tail.Bytes, x.Tail.Last.Ms, x.Tail.Last.Seq, x.Tail.MasterCount} {
+		dst = binary.AppendUvarint(dst, v)
+	}
+	return binary.BigEndian.AppendUint64(dst, x.Tail.FieldsHash)
+}
+
+// decode reads what encode wrote and reports whether b held exactly that.
+func (x *StreamMeta) decode(b []byte) bool {
+	ptrs := [...]*uint64{&x.Last.Ms, &x.Last.Seq, &x.First.Ms, &x.First.Seq, &x.MaxDeleted.Ms,
+		&x.MaxDeleted.Seq, &x.EntriesAdded, &x.Groups, &x.Nodes, &x.Tail.Master.Ms, &x.Tail.Master.Seq,
+		&x.Tail.Valid, &x.Tail.Total, &x.Tail.Bytes, &x.Tail.Last.Ms, &x.Tail.Last.Seq, &x.Tail.MasterCount}
+	for _, p := range ptrs {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return false
+		}
+		*p, b = v, b[n:]
+	}
+	if len(b) != 8 {
+		return false
+	}
+	x.Tail.FieldsHash = binary.BigEndian.Uint64(b)
+	return true
+}
+
+func streamEntryKey(dst []byte, id uint64, e StreamID) []byte {
+	dst = DataKey(dst, id, nil)
+	dst = append(dst, streamEntry)
+	return appendStreamID(dst, e)
+}
+
+func streamNodeKey(dst []byte, id uint64, master StreamID) []byte {
+	dst = DataKey(dst, id, nil)
+	dst = append(dst, streamNode)
+	return appendStreamID(dst, master)
+}
+
+// StreamMetaOf returns key's stream metadata, nil if the key does not exist, ErrWrongType if it
+// holds another type.
+func (t *Txn) StreamMetaOf(key []byte) (*Meta, error) { return t.GetMetaOf(key, TypeStream) }
+
+// NewStream returns the metadata of a new empty stream, not stored yet.
+func (t *Txn) NewStream() (*Meta, error) {
+	id, err := t.NewID()
+	if err != nil {
+		return nil, err
+	}
+	return &Meta{Type: TypeStream, ID: id, X: &StreamMeta{}}, nil
+}
+
+// StreamLimits are the node bounds of stream-node-max-entries and stream-node-max-bytes.
+type StreamLimits struct{ MaxEntries, MaxBytes int64 }
+
+const streamListpackMax = 1 << 30
+
+// EncodeStreamFields encodes an entry's fields and values.
+func EncodeStreamFields(dst []byte, fv [][]byte) []byte {
+	for _, f := range fv {
+		dst = binary.AppendUvarint(dst, uint64(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+// DecodeStreamFields splits an entry record into its fields and values, aliasing b.
+func DecodeStreamFields(b []byte, dst [][]byte) ([][]byte, error) {
+	for len(b) > 0 {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return dst, errCorrupt
+		}
+		dst = append(dst, b[w:w+int(n)])
+		b = b[w+int(n):]
+	}
+	return dst, nil
+}
+
+// StreamAppend adds an entry with ID e (greater than the stream's last ID) and fields fv to the
+// stream m, placing it in Redis's node layout. The caller stores m.
+func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
+	x := m.X
+	var size uint64
+	for _, f := range fv {
+		size += uint64(len(f))
+	}
+	maxBytes := uint64(lim.MaxBytes)
+	if maxBytes == 0 || maxBytes > streamListpackMax {
+		maxBytes = streamListpackMax
+	}
+	n := &x.Tail
+	var kb [DataPrefixLen + 17]byte
+	var nb [streamNodeLen]byte
+	if n.Total > 0 && (n.Bytes+size >= maxBytes || lim.MaxEntries > 0 && n.Total >= uint64(lim.MaxEntries)) {
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0])) // the old tail, final
+		n.Total = 0
+	}
+	created := n.Total == 0
+	h := fieldsHash(fv)
+	nf := uint64(len(fv) / 2)
+	if n.Total == 0 {
+		x.Nodes++
+		*n = StreamNode{Master: e, FieldsHash: h, MasterCount: nf}
+		n.Bytes = 6 + 1 + lpIntSize(1) + lpIntSize(0) + lpIntSize(int64(nf)) + lpIntSize(0)
+		for i := 0; i < len(fv); i += 2 {
+			n.Bytes += lpStrSize(fv[i])
+		}
+	}
+	same := h == n.FieldsHash && nf == n.MasterCount
+	msd, seqd := int64(e.Ms-n.Master.Ms), int64(e.Seq-n.Master.Seq)
+	add := lpIntSize(0) + lpIntSize(msd) + lpIntSize(seqd)
+	elems := int64(3)
+	for i, f := range fv {
+		if i%2 == 1 || !same {
+			add += lpStrSize(f)
+			elems++
+		}
+	}
+	if !same {
+		add += lpIntSize(int64(nf))
+		elems++
+	}
+	add += lpIntSize(elems)
+	n.Bytes += add
+	n.Valid++
+	n.Total++
+	n.Last = e
+	if created {
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0]))
+	}
+	var vb [64]byte
+	t.put(streamEntryKey(kb[:0], m.ID, e), EncodeStreamFields(vb[:0], fv))
+	if m.Size == 0 {
+		x.First = e
+	}
+	m.Size++
+	x.Last = e
+	x.EntriesAdded++
+}
+
+// fieldsHash is the FNV-1a hash of an entry's field names, each preceded by its length.
+func fieldsHash(fv [][]byte) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(fv); i += 2 {
+		n := uint32(len(fv[i]))
+		for _, c := range [4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)} {
+			h = (h ^ uint64(c)) * prime
+		}
+		for _, c := range fv[i] {
+			h = (h ^ uint64(c)) * prime
+		}
+	}
+	return h
+}
+
+// lpIntSize estimates the bytes a listpack spends on integer v with its back-length.
+func lpIntSize(v int64) uint64 {
+	switch {
+	case v >= 0 && v <= 127:
+		return 2
+	case v >= -4096 && v <= 4095:
+		return 3
+	case v >= -1<<15 && v < 1<<15:
+		return 4
+	case v >= -1<<23 && v < 1<<23:
+		return 5
+	case v >= -1<<31 && v < 1<<31:
+		return 6
+	}
+	return 10
+}
+
+// lpInteger reports whether a listpack stores s as an integer (a canonical int64) and which.
+func lpInteger(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	d := s
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || d[0] == '0' && (len(d) > 1 || len(s) > 1) {
+		return 0, len(s) == 1 && s[0] == '0'
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' || v > (1<<63)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	switch {
+	case s[0] == '-' && v <= 1<<63:
+		return -int64(v), true
+	case s[0] != '-' && v < 1<<63:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+// lpStrSize estimates the bytes a listpack spends on string s with its back-length.
+func lpStrSize(s []byte) uint64 {
+	if v, ok := lpInteger(s); ok {
+		return lpIntSize(v)
+	}
+	l := uint64(len(s))
+	var enc uint64
+	switch {
+	case l < 64:
+		enc = 1 + l
+	case l < 4096:
+		enc = 2 + l
+	default:
+		enc = 5 + l
+	}
+	switch {
+	case enc < 128:
+		return enc + 1
+	case enc < 16384:
+		return enc + 2
+	case enc < 2097152:
+		return enc + 3
+	}
+	return enc + 5
+}
+
+// StreamRange calls fn for the entries with IDs in [start, end] of stream m, in order (reverse:
+// from end down), until fn returns false or count entries (0: no bound) were seen. fields is
+// valid during the call only.
+func (t *Txn) StreamRange(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, fields [][]byte) bool) error {
+	if start.Cmp(end) > 0 || m.Size == 0 {
+		return nil
+	}
+	lo := streamEntryKey(nil, m.ID, start)
+	var hi []byte
+	if next, ok := end.Incr(); ok {
+		hi = streamEntryKey(nil, m.ID, next)
+	} else {
+		hi = prefixEnd(DataKey(nil, m.ID, []byte{streamEntry}))
+	}
+	it := t.Iterate(lo, hi, rev)
+	var fv [][]byte
+	var seen int64
+	for it.Next() {
+		k := it.Key()
+		var err error
+		if fv, err = DecodeStreamFields(it.Value(), fv[:0]); err != nil {
+			it.Close()
+			return fmt.Errorf("%w: stream entry %x", err, k)
+		}
+		seen++
+		if !fn(readStreamID(k[DataPrefixLen+1:]), fv) || count > 0 && seen >= count {
+			break
+		}
+	}
+	return it.Close()
+}
+
+// StreamGet returns the fields of entry e of stream m, ok false when it does not exist.
+func (t *Txn) StreamGet(m *Meta, e StreamID) ([][]byte, bool, error) {
+	v, ok, err := t.get(streamEntryKey(nil, m.ID, e))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	fv, err := DecodeStreamFields(append([]byte(nil), v...), nil)
+	return fv, err == nil, err
+}
+
+// streamEdge returns the first (or last) entry ID of m, ok false when it has none.
+func (t *Txn) streamEdge(m *Meta, last bool) (StreamID, bool, error) {
+	var got StreamID
+	found := false
+	err := t.StreamRange(m, StreamID{}, MaxStreamID, last, 1, func(e StreamID, _ [][]byte) bool {
+		got, found = e, true
+		return false
+	})
+	return got, found, err
+}
+
+// StreamFirstEntry returns the ID of the first entry of m, ok false when the stream is empty.
+func (t *Txn) StreamFirstEntry(m *Meta) (StreamID, bool, error) { return t.streamEdge(m, false) }
+
+// StreamLastEntry returns the ID of the last entry of m (not the last ID ever added), ok false
+// when the stream is empty.
+func (t *Txn) StreamLastEntry(m *Meta) (StreamID, bool, error) { return t.streamEdge(m, true) }
+
+// nodeOf returns the node holding entry e: the one with the greatest master ID not above e.
+func (t *Txn) nodeOf(m *Meta, e StreamID) (StreamNode, error) {
+	var n StreamNode
+	if m.X.Tail.Total > 0 && e.Cmp(m.X.Tail.Master) >= 0 {
+		return m.X.Tail, nil
+	}
+	var hi []byte
+	if next, ok := e.Incr(); ok {
+		hi = streamNodeKey(nil, m.ID, next)
+	} else {
+		hi = prefixEnd(DataKey(nil, m.ID, []byte{streamNode}))
+	}
+	it := t.Iterate(streamNodeKey(nil, m.ID, StreamID{}), hi, true)
+	if !it.Next() {
+		it.Close()
+		return n, fmt.Errorf("%w: stream entry %s has no node", errCorrupt, e)
+	}
+	n.decode(it.Value())
+	return n, it.Close()
+}
+
+// putNode stores node n of m, or deletes it when it holds no live entry; the tail in m follows.
+func (t *Txn) putNode(m *Meta, n *StreamNode) error {
+	k := streamNodeKey(nil, m.ID, n.Master)
+	isTail := m.X.Tail.Total > 0 && m.X.Tail.Master == n.Master
+	if n.Valid > 0 {
+		t.put(k, n.encode(nil))
+		if isTail {
+			m.X.Tail = *n
+		}
+		return nil
+	}
+	t.del(k)
+	m.X.Nodes--
+	if !isTail {
+		return nil
+	}
+	m.X.Tail = StreamNode{}
+	it := t.Iterate(streamNodeKey(nil, m.ID, StreamID{}), k, true)
+	if it.Next() {
+		m.X.Tail.decode(it.Value())
+	}
+	return it.Close()
+}
+
+// StreamDelete deletes entry e of stream m and reports whether it existed. The caller stores m.
+func (t *Txn) StreamDelete(m *Meta, e StreamID) (bool, error) {
+	k := streamEntryKey(nil, m.ID, e)
+	if _, ok, err := t.get(k); err != nil || !ok {
+		return false, err
+	}
+	n, err := t.nodeOf(m, e)
+	if err != nil {
+		return false, err
+	}
+	t.del(k)
+	n.Valid--
+	if err := t.putNode(m, &n); err != nil {
+		return false, err
+	}
+	m.Size--
+	if e.Cmp(m.X.MaxDeleted) > 0 {
+		m.X.MaxDeleted = e
+	}
+	return true, t.fixFirst(m, e)
+}
+
+// fixFirst recomputes m's first ID once entries up to e may have gone.
+func (t *Txn) fixFirst(m *Meta, e StreamID) error {
+	if m.Size == 0 {
+		m.X.First = StreamID{}
+		return nil
+	}
+	if e.Cmp(m.X.First) < 0 {
+		return nil
+	}
+	first, _, err := t.streamEdge(m, false)
+	m.X.First = first
+	return err
+}
