@@ -25,6 +25,9 @@ var configMutable = map[string]func(v string) string{
 	// proto-max-bulk-len: sizes are checked by config (at least 1mb, at most
 	// client-query-buffer-limit); the request guard reads the live value.
 	"proto-max-bulk-len": func(string) string { return "" },
+	// appendfsync: one of always, everysec, no (checked by config); the store reads it at
+	// every commit.
+	"appendfsync": func(string) string { return "" },
 	"loglevel": func(v string) string {
 		switch strings.ToLower(v) {
 		case "debug", "verbose", "notice", "warning":

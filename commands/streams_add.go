@@ -117,17 +117,23 @@ func finishTrimArgs(c *Ctx, a *trimArgs, limitGiven bool, i int) int {
 }
 
 // trimEffect rewrites an approximate trim's arguments in args to the exact outcome: MAXLEN =
-// the length, or MINID = the first entry's ID, so that a replica trims the same entries.
+// the length, or MINID = the first entry's ID (the largest ID when none is left), so that a
+// replica trims the same entries.
 func trimEffect(c *Ctx, args [][]byte, a *trimArgs, m *storage.Meta) bool {
 	if !a.Approx {
 		return true
 	}
 	args[a.argIdx-1] = []byte("=")
 	if a.ByID {
-		first, _, err := c.Txn.StreamFirstEntry(m)
+		first, ok, err := c.Txn.StreamFirstEntry(m)
 		if err != nil {
 			c.Fail(err)
 			return false
+		}
+		if !ok {
+			// The trim emptied the stream (a MINID past the entry just added): the
+			// largest ID, which trims anything a replica holds.
+			first = storage.MaxStreamID
 		}
 		args[a.argIdx] = first.Append(nil)
 	} else {

@@ -37,7 +37,7 @@ func (cl *claimer) consumer() (*storage.StreamConsumer, error) {
 
 // dropDeleted removes pe, whose entry is gone from the stream, from the pending list.
 func (cl *claimer) dropDeleted(pe *storage.PendingEntry) error {
-	cl.c.Effect(xclaimEffect(cl.key, cl.g, pe.Consumer, pe)...)
+	cl.c.Effect(xclaimEffect(cl.key, cl.g.Name, pe.Consumer, pe, cl.g.LastID)...)
 	return cl.c.Txn.DeletePending(cl.m, cl.g, pe)
 }
 
@@ -60,7 +60,7 @@ func (cl *claimer) claim(pe, prev *storage.PendingEntry, justID bool) error {
 		}
 		writeEntry(cl.c, pe.ID, fv)
 	}
-	cl.c.Effect(xclaimEffect(cl.key, cl.g, cons.Name, pe)...)
+	cl.c.Effect(xclaimEffect(cl.key, cl.g.Name, cons.Name, pe, cl.g.LastID)...)
 	return nil
 }
 

@@ -298,7 +298,7 @@ func groupConsumer(c *Ctx, m *storage.Meta, g *storage.StreamGroup, key, name []
 // readNew delivers the entries from start on to consumer cons of g: the group's last-delivered
 // ID and entries-read advance, and each entry joins the pending list unless noack.
 func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *storage.StreamConsumer, start storage.StreamID, count int64, noack bool) error {
-	var got []storage.StreamID
+	var got, lastIDs []storage.StreamID // each entry, and the group's last ID once it was delivered
 	at := c.W.Len()
 	advanced := false
 	err := c.Txn.StreamRange(m, start, storage.MaxStreamID, false, count, func(id storage.StreamID, fv [][]byte) bool {
@@ -308,6 +308,7 @@ func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *
 		}
 		writeEntry(c, id, fv)
 		got = append(got, id)
+		lastIDs = append(lastIDs, g.LastID)
 		return true
 	})
 	if err != nil {
@@ -319,7 +320,7 @@ func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *
 	c.W.Raw(body)
 	if !noack {
 		now := c.Txn.Now()
-		for _, id := range got {
+		for i, id := range got {
 			prev, err := c.Txn.PendingOf(m, g, id)
 			if err != nil {
 				return err
@@ -328,7 +329,7 @@ func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *
 			if err := c.Txn.PutPending(m, g, cons.Name, pe, prev); err != nil {
 				return err
 			}
-			c.Effect(xclaimEffect(key, g, cons.Name, pe)...)
+			c.Effect(xclaimEffect(key, g.Name, cons.Name, pe, lastIDs[i])...)
 		}
 	} else if advanced {
 		c.Effect(setIDEffect(key, g)...)
@@ -336,12 +337,13 @@ func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *
 	return nil
 }
 
-// xclaimEffect is the XCLAIM that gives a replica the pending entry pe as it is now.
-func xclaimEffect(key []byte, g *storage.StreamGroup, consumer []byte, pe *storage.PendingEntry) [][]byte {
-	return [][]byte{[]byte("XCLAIM"), key, g.Name, consumer, []byte("0"), pe.ID.Append(nil),
+// xclaimEffect is the XCLAIM that gives a replica the pending entry pe as it is now, and the
+// group's last-delivered ID lastID.
+func xclaimEffect(key, group, consumer []byte, pe *storage.PendingEntry, lastID storage.StreamID) [][]byte {
+	return [][]byte{[]byte("XCLAIM"), key, group, consumer, []byte("0"), pe.ID.Append(nil),
 		[]byte("TIME"), strconv.AppendInt(nil, pe.DeliveryTime, 10),
 		[]byte("RETRYCOUNT"), strconv.AppendUint(nil, pe.DeliveryCount, 10),
-		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), g.LastID.Append(nil)}
+		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), lastID.Append(nil)}
 }
 
 // setIDEffect is the XGROUP SETID that gives a replica g's last-delivered ID and entries-read.

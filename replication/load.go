@@ -36,8 +36,8 @@ const (
 // committed in batches of a few hundred keys) and then puts it in place of the whole keyspace
 // at once, in one batch with the PointRecord of at, and tells h (Host.Replaced). Until then
 // clients read the data of before, with the point of before; a load that fails leaves both.
-// Nothing of the snapshot is held beyond one element. Streams and module values are skipped
-// and logged; keys of a database the store does not have are skipped too.
+// Nothing of the snapshot is held beyond one element. Module values are skipped and logged;
+// keys of a database the store does not have are skipped too.
 func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
 	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
 	if err != nil {
@@ -84,7 +84,7 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 		case rdb.RecordFunction:
 			log.Warn("function library in the master's snapshot not loaded")
 		case rdb.RecordKey:
-			if db >= st.Databases() || rec.Value.Kind == rdb.KindStream || rec.Value.Kind == rdb.KindModule {
+			if db >= st.Databases() || rec.Value.Kind == rdb.KindModule {
 				skipped++
 				continue
 			}
@@ -110,7 +110,7 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 		return err
 	}
 	if skipped > 0 {
-		log.Warn("keys of the master's snapshot not loaded (streams, module values, databases past the databases directive)", "keys", skipped)
+		log.Warn("keys of the master's snapshot not loaded (module values, databases past the databases directive)", "keys", skipped)
 	}
 	if err := sh.Install(func(t *storage.Txn) { t.PutSystemRecord(PointRecord, at.Record()) }); err != nil {
 		return err

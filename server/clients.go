@@ -136,13 +136,15 @@ func (s *Server) liveConfig() *config.Config {
 
 // SetConfig replaces the running configuration (CONFIG SET). cfg must be a validated copy;
 // it is never modified afterwards. Directives read per use (requirepass, maxclients,
-// timeout) take effect at once; loglevel changes the logger's threshold.
+// timeout) take effect at once; loglevel changes the logger's threshold, appendfsync the
+// store's policy.
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
 	s.applySlowLogConfig(cfg) // slowlog.go
 	s.applyLatencyConfig(cfg) // latency.go
 	s.applyTxConfig(cfg)      // multi.go: notify-keyspace-events, client-output-buffer-limit
 	s.trackApplyConfig(cfg)   // tracking.go: tracking-table-max-keys
+	s.store.SetFsync(cfg.AppendFsync)
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}

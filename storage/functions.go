@@ -49,7 +49,7 @@ func (s *Store) UpdateFunctionLibraries(clear bool, del []string, put map[string
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := s.commitBatch(&b, s.wo); err != nil {
+	if err := s.commitBatch(&b, s.fsync.writeOptions()); err != nil {
 		return err
 	}
 	s.unsynced.Store(true)

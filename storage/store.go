@@ -47,7 +47,7 @@ type Store struct {
 	ldb    atomic.Pointer[leveldb.DB] // swapped under global when a read-only open is reopened (disk.go)
 	opts   Options
 	log    *slog.Logger
-	wo     *opt.WriteOptions
+	fsync  fsyncPolicy // appendfsync (fsync.go)
 	locks  lockTable
 	global sync.RWMutex // held shared by every Txn, exclusively by database-wide operations
 
@@ -148,9 +148,10 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
-	s := &Store{opts: o, log: o.Logger, wo: &opt.WriteOptions{Sync: o.Fsync == "always"},
+	s := &Store{opts: o, log: o.Logger,
 		keys: map[uint32]int64{}, expires: map[uint32]int64{},
 		gcWake: make(chan struct{}, 1), stop: make(chan struct{}), openedAt: time.Now()}
+	s.fsync.set(o.Fsync)
 	s.ldb.Store(db)
 	s.disk.stor, s.disk.lo = stor, lo
 	if stor.roErr != nil {
@@ -185,10 +186,8 @@ func (s *Store) startBackground() {
 		go s.expireLoop()
 		go s.collectLoop()
 	}
-	if s.opts.Fsync == "everysec" {
-		s.wg.Add(1)
-		go s.syncLoop()
-	}
+	s.wg.Add(1)
+	go s.syncLoop()
 	s.vlog.start()
 	s.wg.Add(1)
 	go s.diskLoop()
@@ -356,13 +355,14 @@ func (s *Store) sleep(d time.Duration) bool {
 
 var sysSync = []byte("!sync")
 
-// syncLoop implements appendfsync everysec: once a second, if anything was committed since the
+// syncLoop implements appendfsync everysec (it runs under every policy, as CONFIG SET may
+// switch to everysec): once a second, if anything was committed since the
 // last sync, it writes a tiny record with Sync set, which flushes the whole journal to stable
 // storage. At most about one second of acknowledged writes can be lost in a crash.
 func (s *Store) syncLoop() {
 	defer s.wg.Done()
 	for s.sleep(time.Second) {
-		if s.unsynced.Swap(false) {
+		if s.fsync.get() == "everysec" && s.unsynced.Swap(false) {
 			s.vlog.sync() // values first: a pointer must not reach the disk before its value
 			if err := s.putRaw(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
 				s.log.Warn("journal sync", "err", err)

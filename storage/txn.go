@@ -142,7 +142,7 @@ func (t *Txn) Commit() error {
 			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
 			t.batch.Put(t.kbuf, t.vbuf)
 		}
-		err = s.commitBatch(&t.batch, s.wo)
+		err = s.commitBatch(&t.batch, s.fsync.writeOptions())
 		if err != nil {
 			for _, d := range t.deltas {
 				s.keys[d.phys] -= d.keys
@@ -151,7 +151,7 @@ func (t *Txn) Commit() error {
 		}
 		s.counterMu.Unlock()
 	} else {
-		err = s.commitBatch(&t.batch, s.wo)
+		err = s.commitBatch(&t.batch, s.fsync.writeOptions())
 	}
 	if err == nil {
 		s.unsynced.Store(true)

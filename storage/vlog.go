@@ -191,7 +191,7 @@ type valueLog struct {
 	threshold int
 	fileSize  int64
 	ratio     float64
-	fsync     string
+	fsync     *fsyncPolicy // the store's appendfsync
 
 	mu     sync.Mutex
 	files  map[uint32]*vfile
@@ -233,7 +233,7 @@ func vlogFileName(num uint32) string { return fmt.Sprintf("%06d.vlog", num) }
 func openValueLog(s *Store) (*valueLog, error) {
 	o := s.opts
 	l := &valueLog{s: s, dir: filepath.Join(o.Dir, vlogDirName), threshold: o.LargeValueThreshold,
-		fileSize: o.ValueLogFileSize, ratio: o.ValueLogGCRatio, fsync: o.Fsync,
+		fileSize: o.ValueLogFileSize, ratio: o.ValueLogGCRatio, fsync: &s.fsync,
 		files: map[uint32]*vfile{}, live: map[uint32]int64{}, dirty: map[uint32]*vfile{},
 		flushWake: make(chan struct{}, 1)}
 	l.bcond = sync.NewCond(&l.bmu)
@@ -347,7 +347,7 @@ func syncDir(dir string) error {
 // start launches the value log's background work: the flusher (everysec) and the collector.
 func (l *valueLog) start() {
 	s := l.s
-	if l.fsync == "everysec" {
+	if l.fsync.get() == "everysec" {
 		s.wg.Add(1)
 		go l.flushLoop()
 	}
@@ -463,7 +463,7 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, *vfile, error) 
 	hdr = append(hdr, key...)
 	binary.BigEndian.PutUint32(hdr, crc32.Checksum(hdr[4:], castagnoli))
 	n := int64(len(hdr) + len(value))
-	if l.fsync == "everysec" {
+	if l.fsync.get() == "everysec" {
 		l.waitBudget(n)
 	}
 	l.appendMu.Lock()
@@ -493,7 +493,7 @@ func (l *valueLog) append(phys uint32, key, value []byte) (vptr, *vfile, error) 
 	f.pending.Add(1)
 	l.noteAppended(f, n)
 	l.appendMu.Unlock()
-	if l.fsync == "always" {
+	if l.fsync.get() == "always" {
 		if err := l.syncNow(); err != nil {
 			f.pending.Add(-1)
 			return vptr{}, nil, err

@@ -117,7 +117,7 @@ func (v *StagedValue) Write(b []byte) (int, error) {
 		return 0, v.err
 	}
 	l := v.l
-	if l.fsync == "everysec" {
+	if l.fsync.get() == "everysec" {
 		l.waitBudget(int64(len(b)))
 	}
 	if _, err := v.f.f.WriteAt(b, v.p.off+v.written); err != nil {
@@ -127,7 +127,7 @@ func (v *StagedValue) Write(b []byte) (int, error) {
 	}
 	v.crc = crc32.Update(v.crc, castagnoli, b)
 	v.written += int64(len(b))
-	if l.fsync != "no" && (v.written-v.wb >= stageWriteback || v.written == v.p.n) {
+	if l.fsync.get() != "no" && (v.written-v.wb >= stageWriteback || v.written == v.p.n) {
 		startWriteback(v.f.f, v.p.off+v.wb, v.written-v.wb)
 		v.wb = v.written
 	}
@@ -155,7 +155,7 @@ func (v *StagedValue) finish() error {
 			return err
 		}
 	}
-	if l.fsync == "always" {
+	if l.fsync.get() == "always" {
 		return l.syncNow()
 	}
 	return nil

@@ -19,7 +19,7 @@ func (l *valueLog) noteAppended(f *vfile, n int64) {
 	}
 	unsynced := l.appended - l.synced
 	l.bmu.Unlock()
-	if l.fsync == "everysec" && unsynced >= vlogSyncBudget/2 {
+	if l.fsync.get() == "everysec" && unsynced >= vlogSyncBudget/2 {
 		l.wakeFlusher()
 	}
 }

@@ -756,3 +756,30 @@ func TestVLogMissingFileDropsItsKeys(t *testing.T) {
 	vlogSet(t, s, 0, "new", vlogValue("new", 1, 8000), 0)
 	vlogExpect(t, s, 0, "new", vlogValue("new", 1, 8000))
 }
+
+// TestSetFsync switches appendfsync while the store runs: commits then sync the journal, and
+// a value-log write syncs its file, covering what was written before under "no".
+func TestSetFsync(t *testing.T) {
+	o := vlogOptions(t.TempDir())
+	o.Fsync = "no"
+	s := vlogOpen(t, o)
+	defer s.Close()
+	for i := 0; i < 5; i++ {
+		vlogSet(t, s, 0, fmt.Sprint("k", i), vlogValue("k", i, 9000), 0)
+	}
+	if s.vlog.unsynced() == 0 || s.fsync.writeOptions().Sync {
+		t.Fatalf("appendfsync no: %d bytes unsynced, commit sync %v", s.vlog.unsynced(), s.fsync.writeOptions().Sync)
+	}
+	s.SetFsync("always")
+	if s.Fsync() != "always" || !s.fsync.writeOptions().Sync {
+		t.Fatalf("after SetFsync(always): policy %q, commit sync %v", s.Fsync(), s.fsync.writeOptions().Sync)
+	}
+	vlogSet(t, s, 0, "k5", vlogValue("k", 5, 9000), 0)
+	if n := s.vlog.unsynced(); n != 0 {
+		t.Fatalf("%d bytes unsynced after a write under appendfsync always", n)
+	}
+	s.SetFsync("everysec")
+	if s.fsync.writeOptions().Sync {
+		t.Fatal("commits still sync after SetFsync(everysec)")
+	}
+}

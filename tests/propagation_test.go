@@ -241,6 +241,35 @@ pfcount hll
 `)
 }
 
+func TestPropagationStreams(t *testing.T) {
+	p := startPropagationPair(t)
+	runPropagation(t, p, `
+xadd s 1-1 f a
+xadd s 1-* f b
+xadd s 5-5 f c
+xadd s maxlen ~ 1 6-1 f d
+xadd s minid ~ 2 7-1 f e
+xadd s minid = 100 8-1 f gone
+xadd s2 minid ~ 100 9-1 f gone
+xtrim s maxlen = 1
+xadd s3 1-1 a 1
+xadd s3 2-1 a 2
+xadd s3 3-1 a 3
+xgroup create s3 g 0
+xreadgroup group g alice count 2 streams s3 >
+xreadgroup group g bob noack streams s3 >
+xack s3 g 1-1
+xclaim s3 g carol 0 2-1
+xautoclaim s3 g dave 0 0
+xgroup setid s3 g 1-1
+xgroup createconsumer s3 g erin
+xgroup delconsumer s3 g erin
+xdel s3 3-1
+xsetid s3 9-9
+xgroup destroy s3 g
+`)
+}
+
 func TestPropagationKeyspace(t *testing.T) {
 	p := startPropagationPair(t)
 	c := testutil.Connect(t, p.redis.Addr)

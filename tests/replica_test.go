@@ -88,6 +88,10 @@ func writeMix(t *testing.T, c *testutil.Conn, round int) {
 		do("PEXPIRE", p+"hash", "900000")
 		do("LPOP", p+"list")
 		do("INCRBY", p+"int", "10")
+		do("XADD", p+"stream", "1-1", "f", "v1")
+		do("XADD", p+"stream", "*", "f", "v2", "g", "w")
+		do("XGROUP", "CREATE", p+"stream", "grp", "0")
+		do("XREADGROUP", "GROUP", "grp", "alice", "COUNT", "1", "STREAMS", p+"stream", ">")
 		do("MULTI")
 		do("SET", p+"multi", "m")
 		do("LPUSH", p+"multilist", "q")
@@ -137,6 +141,16 @@ func dumpKeyspace(t *testing.T, inst *testutil.Instance, db int) map[string]keyD
 			d.val = fmt.Sprint(c.ZRangeWithScores(ctx, k, 0, -1).Val())
 		case "hash":
 			d.val = fmt.Sprint(c.HGetAll(ctx, k).Val()) // fmt prints maps sorted
+		case "stream":
+			// The entries, and each group's delivery point and pending entries.
+			d.val = fmt.Sprint(c.XRange(ctx, k, "-", "+").Val())
+			for _, g := range c.XInfoGroups(ctx, k).Val() {
+				d.val += fmt.Sprint(" ", g.Name, g.LastDeliveredID, g.Pending, g.EntriesRead)
+				pel := &redis.XPendingExtArgs{Stream: k, Group: g.Name, Start: "-", End: "+", Count: 100}
+				for _, p := range c.XPendingExt(ctx, pel).Val() { // idle times differ: left out
+					d.val += fmt.Sprint(" ", p.ID, p.Consumer, p.RetryCount)
+				}
+			}
 		}
 		at, _ := c.Do(ctx, "PEXPIRETIME", k).Int64() // absolute: the dumps of two servers are not simultaneous
 		d.ttl = time.Duration(at) * time.Millisecond
