@@ -228,7 +228,7 @@ func debugObject(c *Ctx) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d:", c.Client.DB)
 	h.Write(key)
-	var idle int64 // Strata does not track access times: every key reads as just used
+	idle := idleSeconds(c, key)
 	lru := (time.Now().Unix() - idle) & (1<<24 - 1)
 	c.W.Status(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
 		h.Sum64()&(1<<47-1)|1<<44, refcount, enc, n-1-rdbDumpFooter, lru, idle))

@@ -33,18 +33,27 @@ func (t *Txn) physOf(db int) uint32 {
 }
 
 // GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
-// not exist or has expired. In a write transaction an expired key is deleted on the way.
+// not exist or has expired. In a write transaction an expired key is deleted on the way; in a
+// read transaction the lookup counts as a keyspace hit or miss (KeyspaceStats).
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
 	phys := t.physOf(db)
 	m, err := t.rawMeta(phys, key)
 	if err != nil || m == nil {
+		if err == nil && !t.write {
+			t.misses++
+		}
 		return nil, err
 	}
 	if m.Expire != 0 && m.Expire <= t.now {
 		if t.write {
 			t.writeMeta(phys, key, m, nil)
+		} else {
+			t.misses++
 		}
 		return nil, nil
+	}
+	if !t.write {
+		t.hits++
 	}
 	return m, nil
 }

@@ -23,6 +23,8 @@ type Txn struct {
 	db        int
 	phys      uint32
 	write     bool
+	hits      int32 // keyspace hits and misses of a read transaction, added to the store's on release
+	misses    int32
 	exclusive bool
 	now       int64
 	stripes   []uint16
@@ -184,6 +186,11 @@ func (t *Txn) release() {
 	} else {
 		t.s.locks.unlock(t.stripes, t.write)
 		t.s.global.RUnlock()
+	}
+	if t.hits > 0 || t.misses > 0 {
+		t.s.keyspaceHits.Add(int64(t.hits))
+		t.s.keyspaceMisses.Add(int64(t.misses))
+		t.hits, t.misses = 0, 0
 	}
 	t.batch.Reset()
 	t.overOff = 0
