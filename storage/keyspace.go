@@ -49,6 +49,9 @@ func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
 			t.writeMeta(phys, key, m, nil)
 		} else {
 			t.misses++
+			if db == t.db && phys == t.s.dbmap[db] && len(t.lazy) < lazyMax {
+				t.lazy = append(t.lazy, append([]byte(nil), key...))
+			}
 		}
 		return nil, nil
 	}

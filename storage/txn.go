@@ -25,6 +25,9 @@ type Txn struct {
 	write     bool
 	hits      int32 // keyspace hits and misses of a read transaction, added to the store's on release
 	misses    int32
+	// lazy holds the keys of t's database that a read found expired: release deletes them
+	// (expiry.go's lazy expiry), as a read in Redis deletes the expired key it finds.
+	lazy [][]byte
 	exclusive bool
 	now       int64
 	stripes   []uint16
@@ -209,8 +212,12 @@ func (t *Txn) release() {
 	t.lastOK, t.lastVal = false, nil
 	clear(t.committed)
 	t.committed = t.committed[:0]
-	t.s = nil
+	s, db, lazy := t.s, t.db, t.lazy
+	t.s, t.lazy = nil, nil
 	txnPool.Put(t)
+	if len(lazy) > 0 {
+		s.expireLazily(db, lazy) // the locks are released: it takes the keys' write locks
+	}
 }
 
 func (t *Txn) addDelta(phys uint32, keys, expires int64) {
