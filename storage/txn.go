@@ -19,15 +19,15 @@ var ErrWrongType = errors.New("storage: wrong type")
 // Txn is one command's view of the store: the locks of its keys, an overlay of its own pending
 // writes, and the batch that Commit writes. A Txn is used by one goroutine.
 type Txn struct {
-	s         *Store
-	db        int
-	phys      uint32
-	write     bool
-	hits      int32 // keyspace hits and misses of a read transaction, added to the store's on release
-	misses    int32
+	s      *Store
+	db     int
+	phys   uint32
+	write  bool
+	hits   int32 // keyspace hits and misses of a read transaction, added to the store's on release
+	misses int32
 	// lazy holds the keys of t's database that a read found expired: release deletes them
 	// (expiry.go's lazy expiry), as a read in Redis deletes the expired key it finds.
-	lazy [][]byte
+	lazy      [][]byte
 	exclusive bool
 	now       int64
 	stripes   []uint16
