@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -67,7 +68,14 @@ const (
 
 var delMark = []byte{opDel}
 
-var txnPool = sync.Pool{New: func() any { return new(Txn) }}
+// txnPool recycles transactions. A transaction's batch grows by doubling: goleveldb's own
+// growth adds a fixed number of records' room once a batch passes 3,000 records, which makes
+// a script or EXEC that stages a million writes copy its batch quadratically.
+var txnPool = sync.Pool{New: func() any {
+	t := new(Txn)
+	t.batch = *leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{GrowLimit: math.MaxInt32})
+	return t
+}}
 
 // Begin starts a transaction on logical database db that locks keys, for writing when write is set.
 func (s *Store) Begin(db int, keys [][]byte, write bool) *Txn {
