@@ -129,7 +129,8 @@ var debugHelp = []string{
 // it (FlagProtected). A subcommand Strata does not serve, or one with the wrong number of
 // arguments, gets Redis's syntax error.
 func cmdDebug(c *Ctx) {
-	sub, ok := debugSubs[strings.ToLower(c.Arg(1))]
+	name := strings.ToLower(c.Arg(1))
+	sub, ok := debugSubs[name]
 	if !ok || !subArityOK(sub.arity, len(c.Args)) {
 		name := c.Arg(1)
 		if len(name) > 128 {
@@ -138,8 +139,18 @@ func cmdDebug(c *Ctx) {
 		c.W.Error(fmt.Sprintf(ErrSubSyntax, name, "DEBUG"))
 		return
 	}
+	if c.Txn != nil && debugOwnTxn[name] {
+		// Run by EXEC, inside its transaction: a transaction of its own would wait for it.
+		c.W.Error("ERR DEBUG " + strings.ToUpper(name) + " cannot run inside MULTI")
+		return
+	}
 	sub.handler(c)
 }
+
+// debugOwnTxn lists the subcommands that open a transaction of their own (DEBUG SLEEP, which
+// also does, only sleeps inside MULTI).
+var debugOwnTxn = map[string]bool{"object": true, "digest": true, "digest-value": true, "reload": true,
+	"loadaof": true, "populate": true, "listpack": true, "quicklist": true}
 
 // debugAccept answers OK to a DEBUG switch that has no effect on Strata (it tunes a part of
 // Redis that Strata does not have: the cron, the reply-buffer resizer, RDB checksums).
@@ -151,9 +162,13 @@ func debugAccept(c *Ctx) { c.W.OK() }
 func debugSleep(c *Ctx) {
 	if secs := cPrefixFloat(c.Arg(2)); secs > 0 {
 		d := time.Duration(min(secs, 1e9) * float64(time.Second))
-		t := c.Store.BeginExclusive(c.Client.DB)
-		time.Sleep(d)
-		t.Abort()
+		if c.Txn != nil { // inside EXEC, whose transaction holds its keys already
+			time.Sleep(d)
+		} else {
+			t := c.Store.BeginExclusive(c.Client.DB)
+			time.Sleep(d)
+			t.Abort()
+		}
 	}
 	c.W.OK()
 }

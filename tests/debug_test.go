@@ -114,3 +114,18 @@ func TestDebugObjectAndModes(t *testing.T) {
 		"CONFIG", "SET", "enable-debug-command", "no")
 	clExpect(t, c, `1) "enable-debug-command"`+"\n"+`2) "local"`, "CONFIG", "GET", "enable-debug-command")
 }
+
+// TestDebugInsideMulti checks that DEBUG inside MULTI neither deadlocks nor waits on the EXEC's
+// own transaction: SLEEP sleeps, the subcommands that need a transaction of their own answer
+// an error, the others run.
+func TestDebugInsideMulti(t *testing.T) {
+	inst := debugStrata(t, "yes")
+	c := clConn(t, inst)
+	clExpect(t, c, "OK", "MULTI")
+	for _, args := range [][]string{{"SET", "k", "v"}, {"DEBUG", "SLEEP", "0.01"}, {"DEBUG", "DIGEST"},
+		{"DEBUG", "OBJECT", "k"}, {"DEBUG", "SET-ACTIVE-EXPIRE", "1"}, {"GET", "k"}} {
+		clExpect(t, c, "QUEUED", args...)
+	}
+	clExpect(t, c, `1) OK`+"\n"+`2) OK`+"\n"+`3) (error) ERR DEBUG DIGEST cannot run inside MULTI`+"\n"+
+		`4) (error) ERR DEBUG OBJECT cannot run inside MULTI`+"\n"+`5) OK`+"\n"+`6) "v"`, "EXEC")
+}
