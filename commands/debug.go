@@ -323,13 +323,24 @@ func debugReplyBuffer(c *Ctx) {
 // debugReload implements DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] and DEBUG LOADAOF: the store is
 // closed and opened again from its files (storage.Store.Reload), which keeps every key.
 func debugReload(c *Ctx) {
+	var merge, noflush bool
 	for _, a := range c.Args[2:] {
 		switch strings.ToLower(string(a)) {
-		case "merge", "noflush", "nosave":
+		case "merge":
+			merge = true
+		case "noflush":
+			noflush = true
+		case "nosave":
 		default:
 			c.W.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 			return
 		}
+	}
+	if noflush && !merge && !storeEmpty(c) {
+		// Loading what is already there without MERGE meets every key and library again,
+		// which Redis refuses.
+		c.W.Error("ERR Error trying to load the RDB dump")
+		return
 	}
 	if err := c.Store.Reload(); err != nil {
 		slog.Error("DEBUG RELOAD failed", "err", err)
@@ -337,6 +348,17 @@ func debugReload(c *Ctx) {
 		return
 	}
 	c.W.OK()
+}
+
+// storeEmpty reports whether the store holds no key in any database and no function library.
+func storeEmpty(c *Ctx) bool {
+	for db := range c.Store.Databases() {
+		if c.Store.DBSize(db) > 0 {
+			return false
+		}
+	}
+	libs, err := c.Store.FunctionLibraries()
+	return err == nil && len(libs) == 0
 }
 
 // debugChangeReplID implements DEBUG CHANGE-REPL-ID.
