@@ -204,11 +204,6 @@ type Unblocker interface {
 }
 
 func clientUnblock(c *Ctx) {
-	id, err := num.ParseInt(c.Args[2])
-	if err != nil {
-		c.W.Error(ErrNotInteger)
-		return
-	}
 	withError := false
 	if len(c.Args) == 4 {
 		switch strings.ToLower(c.Arg(3)) {
@@ -220,7 +215,12 @@ func clientUnblock(c *Ctx) {
 			return
 		}
 	} else if len(c.Args) > 4 {
-		c.W.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", c.Arg(1)))
+		c.W.Error(fmt.Sprintf(ErrSubSyntax, c.Arg(1), "CLIENT"))
+		return
+	}
+	id, err := num.ParseInt(c.Args[2])
+	if err != nil {
+		c.W.Error(ErrNotInteger)
 		return
 	}
 	u, ok := c.Env.(Unblocker)

@@ -129,7 +129,8 @@ var debugHelp = []string{
 // it (FlagProtected). A subcommand Strata does not serve, or one with the wrong number of
 // arguments, gets Redis's syntax error.
 func cmdDebug(c *Ctx) {
-	sub, ok := debugSubs[strings.ToLower(c.Arg(1))]
+	name := strings.ToLower(c.Arg(1))
+	sub, ok := debugSubs[name]
 	if !ok || !subArityOK(sub.arity, len(c.Args)) {
 		name := c.Arg(1)
 		if len(name) > 128 {
@@ -138,8 +139,18 @@ func cmdDebug(c *Ctx) {
 		c.W.Error(fmt.Sprintf(ErrSubSyntax, name, "DEBUG"))
 		return
 	}
+	if c.Txn != nil && debugOwnTxn[name] {
+		// Run by EXEC, inside its transaction: a transaction of its own would wait for it.
+		c.W.Error("ERR DEBUG " + strings.ToUpper(name) + " cannot run inside MULTI")
+		return
+	}
 	sub.handler(c)
 }
+
+// debugOwnTxn lists the subcommands that open a transaction of their own (DEBUG SLEEP, which
+// also does, only sleeps inside MULTI).
+var debugOwnTxn = map[string]bool{"object": true, "digest": true, "digest-value": true, "reload": true,
+	"loadaof": true, "populate": true, "listpack": true, "quicklist": true}
 
 // debugAccept answers OK to a DEBUG switch that has no effect on Strata (it tunes a part of
 // Redis that Strata does not have: the cron, the reply-buffer resizer, RDB checksums).
@@ -151,9 +162,13 @@ func debugAccept(c *Ctx) { c.W.OK() }
 func debugSleep(c *Ctx) {
 	if secs := cPrefixFloat(c.Arg(2)); secs > 0 {
 		d := time.Duration(min(secs, 1e9) * float64(time.Second))
-		t := c.Store.BeginExclusive(c.Client.DB)
-		time.Sleep(d)
-		t.Abort()
+		if c.Txn != nil { // inside EXEC, whose transaction holds its keys already
+			time.Sleep(d)
+		} else {
+			t := c.Store.BeginExclusive(c.Client.DB)
+			time.Sleep(d)
+			t.Abort()
+		}
 	}
 	c.W.OK()
 }
@@ -228,7 +243,7 @@ func debugObject(c *Ctx) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d:", c.Client.DB)
 	h.Write(key)
-	var idle int64 // Strata does not track access times: every key reads as just used
+	idle := idleSeconds(c, key)
 	lru := (time.Now().Unix() - idle) & (1<<24 - 1)
 	c.W.Status(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
 		h.Sum64()&(1<<47-1)|1<<44, refcount, enc, n-1-rdbDumpFooter, lru, idle))
@@ -308,13 +323,24 @@ func debugReplyBuffer(c *Ctx) {
 // debugReload implements DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE] and DEBUG LOADAOF: the store is
 // closed and opened again from its files (storage.Store.Reload), which keeps every key.
 func debugReload(c *Ctx) {
+	var merge, noflush bool
 	for _, a := range c.Args[2:] {
 		switch strings.ToLower(string(a)) {
-		case "merge", "noflush", "nosave":
+		case "merge":
+			merge = true
+		case "noflush":
+			noflush = true
+		case "nosave":
 		default:
 			c.W.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 			return
 		}
+	}
+	if noflush && !merge && !storeEmpty(c) {
+		// Loading what is already there without MERGE meets every key and library again,
+		// which Redis refuses.
+		c.W.Error("ERR Error trying to load the RDB dump")
+		return
 	}
 	if err := c.Store.Reload(); err != nil {
 		slog.Error("DEBUG RELOAD failed", "err", err)
@@ -322,6 +348,17 @@ func debugReload(c *Ctx) {
 		return
 	}
 	c.W.OK()
+}
+
+// storeEmpty reports whether the store holds no key in any database and no function library.
+func storeEmpty(c *Ctx) bool {
+	for db := range c.Store.Databases() {
+		if c.Store.DBSize(db) > 0 {
+			return false
+		}
+	}
+	libs, err := c.Store.FunctionLibraries()
+	return err == nil && len(libs) == 0
 }
 
 // debugChangeReplID implements DEBUG CHANGE-REPL-ID.

@@ -78,16 +78,21 @@ func Run(c *Ctx) {
 func run(c *Ctx) {
 	cmd := c.Cmd
 	start := c.W.Len()
+	var keys [][]byte
+	if cmd.FirstKey > 0 || cmd.Keys != nil {
+		keys = cmd.AppendKeys(c.keyBuf[:0], c.Args)
+	}
 	switch {
 	case cmd.Flags&FlagExclusive != 0:
 		c.Txn = c.Store.BeginExclusive(c.Client.DB)
-	case cmd.FirstKey > 0 || cmd.Keys != nil:
+	case keys != nil:
 		now := c.Now
 		if now == 0 {
 			now = time.Now().UnixMilli()
 		}
-		c.Txn = c.Store.BeginAt(c.Client.DB, cmd.AppendKeys(c.keyBuf[:0], c.Args), cmd.Flags&FlagWrite != 0, now)
+		c.Txn = c.Store.BeginAt(c.Client.DB, keys, cmd.Flags&FlagWrite != 0, now)
 	}
+	touchKeys(c, keys)
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
@@ -178,6 +183,9 @@ func runIn(c *Ctx) (failed bool) {
 	if c.Txn != nil {
 		writes = c.Txn.Writes()
 	}
+	if cmd.FirstKey > 0 || cmd.Keys != nil {
+		touchKeys(c, cmd.AppendKeys(c.keyBuf[:0], c.Args))
+	}
 	cmd.Handler(c)
 	if c.Blocked {
 		// A blocking command that found nothing: its non-blocking form answers a null.
@@ -195,3 +203,18 @@ func runIn(c *Ctx) (failed bool) {
 // TxnKeys returns the keys a command with these arguments declares, for callers that open one
 // transaction over several commands.
 func TxnKeys(cmd *Command, args [][]byte) [][]byte { return cmd.KeysOf(args) }
+
+// noTouch lists the commands that look at keys without counting as their use, as Redis's
+// LOOKUP_NOTOUCH lookups: OBJECT IDLETIME is not reset by them.
+var noTouch = map[string]bool{"exists": true, "type": true, "ttl": true, "pttl": true, "expiretime": true,
+	"pexpiretime": true, "object": true, "memory": true}
+
+// touchKeys records the use of a command's keys before it runs (its handler may set another
+// time: RESTORE ... IDLETIME), for OBJECT IDLETIME and FREQ: not for the noTouch commands, nor,
+// for a client in CLIENT NO-TOUCH mode, for any command but TOUCH.
+func touchKeys(c *Ctx, keys [][]byte) {
+	if len(keys) == 0 || noTouch[c.Cmd.Name] || c.Client.NoTouch && c.Cmd.Name != "touch" {
+		return
+	}
+	c.Store.Touch(c.Client.DB, keys)
+}

@@ -74,8 +74,8 @@ func cmdDump(c *Ctx) {
 // cmdRestore implements RESTORE and RESTORE-ASKING: RESTORE key ttl payload [REPLACE]
 // [ABSTTL] [IDLETIME seconds] [FREQ frequency], with Redis 7.0's checks in its order. The value
 // is decoded and stored element by element in the command's batch; any error drops the batch,
-// so a refused payload changes nothing. IDLETIME and FREQ are checked and otherwise ignored:
-// Strata keeps no access times or frequencies.
+// so a refused payload changes nothing. IDLETIME sets the key's last use (under an LRU or no
+// policy) and FREQ its access frequency (under an LFU policy), as in Redis.
 func cmdRestore(c *Ctx) {
 	var replace, absTTL bool
 	idle, freq := int64(-1), int64(-1)
@@ -179,6 +179,12 @@ func cmdRestore(c *Ctx) {
 		}
 		c.W.OK()
 		return
+	}
+	switch lfu := lfuPolicy(c); { // as Redis's objectSetLRUOrLFU
+	case lfu && freq >= 0:
+		c.Store.SetAccess(c.Client.DB, key, -1, int(freq))
+	case !lfu && idle >= 0:
+		c.Store.SetAccess(c.Client.DB, key, idle, -1)
 	}
 	c.Signal(key) // wakes clients blocked on the key
 	c.W.OK()

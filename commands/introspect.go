@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&Command{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdCommand,
-		Sub: []string{"count", "docs", "getkeys", "help", "info", "list"}})
+		Sub: []string{"count", "docs", "getkeys", "getkeysandflags", "help", "info", "list"}})
 	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, Handler: cmdInfo})
 }
 
@@ -40,7 +40,7 @@ func cmdCommand(c *Ctx) {
 		return
 	}
 	sub := strings.ToLower(c.Arg(1))
-	arity := map[string]int{"count": 2, "docs": -2, "getkeys": -4, "help": 2, "info": -2, "list": -2}
+	arity := map[string]int{"count": 2, "docs": -2, "getkeys": -4, "getkeysandflags": -4, "help": 2, "info": -2, "list": -2}
 	a, ok := arity[sub]
 	if !ok {
 		c.W.Error(fmt.Sprintf(ErrUnknownSub, c.Arg(1), "COMMAND"))
@@ -60,7 +60,9 @@ func cmdCommand(c *Ctx) {
 	case "list":
 		commandList(c)
 	case "getkeys":
-		commandGetKeys(c)
+		commandGetKeys(c, false)
+	case "getkeysandflags":
+		commandGetKeys(c, true)
 	case "help":
 		writeHelp(c.W, commandHelpLines)
 	}
@@ -84,21 +86,78 @@ var commandHelpLines = []string{
 	"    commands are returned.",
 	"GETKEYS <full-command>",
 	"    Return the keys from a full Redis command.",
+	"GETKEYSANDFLAGS <full-command>",
+	"    Return the keys and the access flags from a full Redis command.",
 	"HELP",
 	"    Prints this help.",
 }
 
-// commandFlagNames returns COMMAND's flags of cmd: the table's flags plus the ones Redis
-// derives (movablekeys for commands whose key positions move, no_multi).
+// commandFlagNames returns COMMAND's flags of cmd in Redis's order: the table's flags, the
+// flags of Redis's that the table does not model (cmddoc.Flags: skip_monitor, allow_busy,
+// ...), no_multi, and movablekeys (movableKeys).
 func commandFlagNames(cmd *Command) []string {
-	names := cmd.Flags.Names()
+	extra := strings.Fields(cmddoc.Flags[cmd.Name])
+	has := func(f string) bool { return slices.Contains(extra, f) }
+	var names []string
+	for _, fn := range flagNames {
+		if fn.f == FlagAsking {
+			for _, f := range []string{"skip_monitor", "skip_slowlog"} {
+				if has(f) {
+					names = append(names, f)
+				}
+			}
+		}
+		if cmd.Flags&fn.f != 0 {
+			names = append(names, fn.name)
+		}
+	}
+	for _, f := range []string{"no_mandatory_keys", "no_async_loading"} {
+		if has(f) {
+			names = append(names, f)
+		}
+	}
 	if cmd.Flags&FlagNoMulti != 0 {
 		names = append(names, "no_multi")
 	}
-	if cmd.Keys != nil {
+	if movableKeys(cmd) {
 		names = append(names, "movablekeys")
 	}
+	if has("allow_busy") {
+		names = append(names, "allow_busy")
+	}
 	return names
+}
+
+// movableKeys reports whether COMMAND shows cmd with the movablekeys flag: for Redis's commands
+// as Redis 7.0 derives it from the key specifications (populateCommandLegacyRangeSpec): set
+// unless they are index-and-range specifications of step 1 that follow each other and none is
+// incomplete; for Strata's own commands, when their key positions move.
+func movableKeys(cmd *Command) bool {
+	if _, redis := cmddoc.Redis[cmd.Name]; !redis {
+		return cmd.Keys != nil
+	}
+	specs := cmddoc.KeySpecs[cmd.Name]
+	movable, found := false, false
+	prevLast := uint32(0)
+	for i := range specs {
+		s := &specs[i]
+		switch {
+		case s.Begin != "index" || s.Find != "range":
+			movable = true
+			continue
+		case len(specs) > 1 && (s.KeyStep != 1 || prevLast != 0 && int(prevLast) != s.Index-1):
+			movable = true
+			continue
+		}
+		movable = movable || specFlag(s, "incomplete")
+		found = true
+		last := int32(s.LastKey)
+		if last >= 0 {
+			last += int32(s.Index)
+		}
+		prevLast = max(prevLast, uint32(last))
+	}
+	return movable || len(specs) > 0 && !found
 }
 
 // commandACL returns the ACL categories of a command or subcommand ("@read", ...): Redis's
@@ -136,7 +195,7 @@ func commandACL(name string, flags Flag) []string {
 }
 
 // writeCommandInfo writes one COMMAND entry as Redis 7.0 does: name, arity, flags, first key,
-// last key, step, ACL categories, tips, key specs (not described: empty) and subcommands.
+// last key, step, ACL categories, tips, key specifications and subcommands.
 func writeCommandInfo(w *resp.Writer, cmd *Command) {
 	w.Array(10)
 	w.BulkString(cmd.Name)
@@ -159,7 +218,7 @@ func writeCommandInfo(w *resp.Writer, cmd *Command) {
 	w.Int(int64(last))
 	w.Int(int64(step))
 	writeACLAndTips(w, cmd.Name, cmd.Flags)
-	w.Set(0) // key specs
+	writeKeySpecs(w, cmd.Name)
 	w.Set(len(cmd.Sub))
 	for _, s := range cmd.Sub {
 		full := cmd.Name + "|" + s
@@ -180,7 +239,7 @@ func writeCommandInfo(w *resp.Writer, cmd *Command) {
 		w.Int(int64(m.Last))
 		w.Int(int64(m.Step))
 		writeACLAndTips(w, full, cmd.Flags)
-		w.Set(0)
+		writeKeySpecs(w, full)
 		w.Set(0)
 	}
 }
@@ -321,18 +380,19 @@ func commandList(c *Ctx) {
 	}
 }
 
-// commandGetKeys is COMMAND GETKEYS: the keys of a full command, found as Redis 7.0 finds them
-// (getKeysSubcommandImpl), with its errors in its order: an unknown command or subcommand, a
-// command without keys, a wrong number of arguments, then arguments in which no key is found
-// (an empty array for the script commands, whose keys are optional).
-func commandGetKeys(c *Ctx) {
+// commandGetKeys is COMMAND GETKEYS and, withFlags, GETKEYSANDFLAGS: the keys of a full
+// command, found as Redis 7.0 finds them (commandKeyRefs), with its errors in its order: an
+// unknown command or subcommand, a command without keys, a wrong number of arguments, then
+// arguments in which no key is found (an empty array for the script commands, whose keys are
+// optional).
+func commandGetKeys(c *Ctx, withFlags bool) {
 	args := c.Args[2:]
 	cmd := Lookup(args[0])
 	if cmd == nil {
 		c.W.Error("ERR Invalid command specified")
 		return
 	}
-	name, arity, hasKeys := cmd.Name, cmd.Arity, cmd.FirstKey > 0 || cmd.Keys != nil
+	name, arity := cmd.Name, cmd.Arity
 	if len(cmd.Sub) > 0 && len(args) > 1 {
 		sub := strings.ToLower(string(args[1]))
 		if !slices.Contains(cmd.Sub, sub) {
@@ -340,47 +400,40 @@ func commandGetKeys(c *Ctx) {
 			return
 		}
 		name = cmd.Name + "|" + sub
-		m := cmddoc.Redis[name]
-		arity, hasKeys = m.Arity, m.First > 0
-		if arity == 0 {
+		if arity = cmddoc.Redis[name].Arity; arity == 0 {
 			arity = -2
 		}
 	}
-	spec, numKeysForm := getKeysNumKeys[name]
-	if numKeysForm || name == "watch" {
-		hasKeys = true
+	hasKeys, _ := hasKeySpec(cmddoc.KeySpecs[name])
+	if _, redis := cmddoc.Redis[name]; !redis {
+		hasKeys = cmd.FirstKey > 0 || cmd.Keys != nil
 	}
 	switch {
-	case !hasKeys:
+	case !hasKeys && !cmddoc.KeysProc[name]:
 		c.W.Error("ERR The command has no key arguments")
 		return
 	case arity > 0 && arity != len(args) || len(args) < -arity:
 		c.W.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	var keys [][]byte
-	switch {
-	case numKeysForm:
-		keys = numKeysOf(spec, args)
-	case name == "watch":
-		keys = args[1:]
-	case name != cmd.Name:
-		m := cmddoc.Redis[name]
-		keys = (&Command{FirstKey: m.First, LastKey: m.Last, Step: m.Step}).KeysOf(args)
-	default:
-		keys = cmd.KeysOf(args)
-	}
-	if len(keys) == 0 {
-		if spec.optional {
+	refs := commandKeyRefs(name, cmd, args, arity)
+	if len(refs) == 0 {
+		if getKeysNumKeys[name].optional {
 			c.W.Array(0)
 		} else {
 			c.W.Error("ERR Invalid arguments specified for command")
 		}
 		return
 	}
-	c.W.Array(len(keys))
-	for _, k := range keys {
-		c.W.Bulk(k)
+	c.W.Array(len(refs))
+	for _, r := range refs {
+		if withFlags {
+			c.W.Array(2)
+			c.W.Bulk(r.key)
+			writeStatusSet(c.W, r.flags)
+		} else {
+			c.W.Bulk(r.key)
+		}
 	}
 }
 
@@ -392,9 +445,9 @@ type numKeysSpec struct {
 	optional  bool
 }
 
-// getKeysNumKeys lists the commands whose key positions follow a numkeys argument, as COMMAND
-// GETKEYS finds their keys. (The command table's Keys functions serve locking, where a bad
-// numkeys locks what is there; scripts lock the keyspace themselves.)
+// getKeysNumKeys lists the commands whose key positions follow a numkeys argument, for the
+// procedure COMMAND GETKEYS falls back on. (The command table's Keys functions serve locking,
+// where a bad numkeys locks what is there; scripts lock the keyspace themselves.)
 var getKeysNumKeys = map[string]numKeysSpec{
 	"eval": {0, 2, true}, "evalsha": {0, 2, true}, "eval_ro": {0, 2, true}, "evalsha_ro": {0, 2, true},
 	"fcall": {0, 2, true}, "fcall_ro": {0, 2, true},
@@ -404,22 +457,10 @@ var getKeysNumKeys = map[string]numKeysSpec{
 	"zunionstore": {1, 2, false}, "zinterstore": {1, 2, false}, "zdiffstore": {1, 2, false},
 }
 
-// numKeysOf returns the keys of args for spec as Redis 7.0 does. Its key specs read numkeys as a
-// strict integer and take the low 32 bits of it, in 32-bit arithmetic, and put the destination
-// first; when they find no keys in range, its fallback reads numkeys as C's atoi does (leading
-// blanks, a sign, digits up to the first other byte) and puts the destination last.
-func numKeysOf(spec numKeysSpec, args [][]byte) [][]byte {
-	if n, err := num.ParseInt(args[spec.num]); err == nil && n >= 0 {
-		first := int32(spec.num + 1)
-		last := first + int32(n) - 1 // wraps as in Redis
-		if int(last) < len(args) && last >= first && int(first) < len(args) {
-			var keys [][]byte
-			if spec.dest > 0 {
-				keys = append(keys, args[spec.dest])
-			}
-			return append(keys, args[first:last+1]...)
-		}
-	}
+// numKeysFallback returns the keys of args for spec as Redis 7.0's own procedure finds them
+// when the key specifications (which read numkeys strictly) fail: numkeys read as C's atoi
+// reads it (leading blanks, a sign, digits up to the first other byte), the destination last.
+func numKeysFallback(spec numKeysSpec, args [][]byte) [][]byte {
 	n := num.CAtoi(args[spec.num])
 	first := spec.num + 1
 	if n < 1 || int(n) > len(args)-first {

@@ -116,8 +116,16 @@ func TestCommandReplyShape(t *testing.T) {
 		if proto == 3 {
 			set = "~"
 		}
+		m := func(n int) string { return fmt.Sprintf("*%d", 2*n) } // a map header
+		if proto == 3 {
+			m = func(n int) string { return fmt.Sprintf("%%%d", n) }
+		}
+		keySpec := set + "1\r\n" + m(3) + "\r\n$5\r\nflags\r\n" + set + "2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n" + m(2) + "\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n" + m(1) + "\r\n$5\r\nindex\r\n:1\r\n" +
+			"$9\r\nfind_keys\r\n" + m(2) + "\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n" + m(3) + "\r\n" +
+			"$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n"
 		want := "*10\r\n$3\r\nget\r\n:2\r\n" + set + "2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
-			set + "3\r\n+@read\r\n+@string\r\n+@fast\r\n" + set + "0\r\n" + set + "0\r\n" + set + "0\r\n"
+			set + "3\r\n+@read\r\n+@string\r\n+@fast\r\n" + set + "0\r\n" + keySpec + set + "0\r\n"
 		if got != want {
 			t.Errorf("RESP%d COMMAND INFO get:\n got %q\nwant %q", proto, got, want)
 		}

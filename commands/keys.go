@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
@@ -305,11 +306,32 @@ func cmdObject(c *Ctx) {
 			c.W.Int(1)
 		}
 	case "idletime":
-		// Access times are not tracked; Strata reports every key as just used.
-		c.W.Int(0)
+		if lfuPolicy(c) {
+			c.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
+		c.W.Int(idleSeconds(c, c.Args[2]))
 	case "freq":
-		c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		if !lfuPolicy(c) {
+			c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			return
+		}
+		_, freq := c.Store.Access(c.Client.DB, c.Args[2])
+		c.W.Int(int64(freq))
 	}
+}
+
+// lfuPolicy reports whether maxmemory-policy is an LFU policy, under which OBJECT reports
+// access frequencies rather than idle times.
+func lfuPolicy(c *Ctx) bool {
+	p, _ := c.Env.Config().Get("maxmemory-policy")
+	return strings.HasSuffix(p, "-lfu")
+}
+
+// idleSeconds returns the seconds since key was last used (storage.Store.Access).
+func idleSeconds(c *Ctx, key []byte) int64 {
+	at, _ := c.Store.Access(c.Client.DB, key)
+	return max(time.Now().Unix()-at, 0)
 }
 
 // redisInt reports whether a string value would be stored by Redis as an integer (string2l).

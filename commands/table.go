@@ -36,7 +36,7 @@ var flagNames = []struct {
 }{
 	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"}, {FlagAdmin, "admin"},
 	{FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"}, {FlagBlocking, "blocking"},
-	{FlagLoading, "loading"}, {FlagStale, "stale"}, {FlagAsking, "asking"}, {FlagNoAuth, "no_auth"}, {FlagFast, "fast"},
+	{FlagLoading, "loading"}, {FlagStale, "stale"}, {FlagAsking, "asking"}, {FlagFast, "fast"}, {FlagNoAuth, "no_auth"},
 }
 
 // Names returns the Redis names of the flags in f, in COMMAND's order.

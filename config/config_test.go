@@ -539,8 +539,10 @@ func TestInertDirectives(t *testing.T) {
 	if err := c.Set("maxmemory", []string{"100mb"}); err == nil || !strings.Contains(err.Error(), "never evicts") {
 		t.Errorf("maxmemory 100mb: %v", err)
 	}
-	if err := c.Set("maxmemory-policy", []string{"allkeys-lru"}); err == nil {
-		t.Error("maxmemory-policy allkeys-lru accepted")
+	if err := c.Set("maxmemory-policy", []string{"ALLKEYS-LFU"}); err != nil {
+		t.Errorf("maxmemory-policy ALLKEYS-LFU: %v", err)
+	} else if v, _ := c.Get("maxmemory-policy"); v != "allkeys-lfu" {
+		t.Errorf("maxmemory-policy after SET ALLKEYS-LFU: %q", v)
 	}
 	if err := c.Set("maxmemory-policy", []string{"nosuch"}); err == nil ||
 		!strings.HasSuffix(err.Error(), "argument(s) must be one of the following: volatile-lru, volatile-lfu, "+
@@ -570,7 +572,7 @@ func TestInertDirectives(t *testing.T) {
 	if v, _ := c2.Get("slowlog-log-slower-than"); v != "-1" {
 		t.Errorf("slowlog-log-slower-than from the file: %q", v)
 	}
-	if err := c2.LoadFile(writeConf(t, "maxmemory-policy allkeys-lru\n")); err == nil {
-		t.Error("a config file's maxmemory-policy allkeys-lru accepted")
+	if err := c2.LoadFile(writeConf(t, "maxmemory-policy allkeys-lru\n")); err != nil {
+		t.Errorf("a config file's maxmemory-policy allkeys-lru: %v", err)
 	}
 }

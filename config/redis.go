@@ -16,9 +16,9 @@ import (
 //   - inertImmutable: Redis cannot change it while running either. CONFIG GET answers Strata's
 //     value, CONFIG SET answers "can't set immutable config", a config file may only give that
 //     value.
-//   - inertFixed: Redis can change it, Strata has one value (maxmemory 0, maxmemory-policy
-//     noeviction: the data lives on disk and is never evicted). CONFIG SET and the config file
-//     accept that value only and refuse others, saying why.
+//   - inertFixed: Redis can change it, Strata has one value (maxmemory 0: the data lives on
+//     disk and is never evicted). CONFIG SET and the config file accept that value only and
+//     refuse others, saying why.
 //   - inertStored: the value is checked as Redis checks it and stored, CONFIG GET reads it
 //     back, CONFIG REWRITE writes it; it changes nothing (encoding thresholds, lazy freeing,
 //     replication tuning, ...).
@@ -89,9 +89,10 @@ var yesNo = []string{"yes", "no"}
 var inertDirectives = []*directive{
 	// Memory: Strata keeps the data on disk.
 	fixed(noMemory+"; only 0 (no limit) is accepted", "maxmemory", "", "0", kindSize, 0, longMax),
-	fixed(noMemory+"; only noeviction is accepted", "maxmemory-policy", "", "noeviction", kindEnum, 0, 0,
-		"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu",
-		"allkeys-random", "noeviction"),
+	used("eviction policy; Strata never evicts (maxmemory is 0), an LFU policy makes OBJECT track access frequencies instead of idle times",
+		stored("maxmemory-policy", "", "noeviction", kindEnum, 0, 0,
+			"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu",
+			"allkeys-random", "noeviction")),
 	fixed("Strata does not evict clients by memory; only 0 is accepted", "maxmemory-clients", "", "0", kindSize, 0, longMax),
 	stored("maxmemory-samples", "", "5", kindInt, 1, intMax),
 	stored("maxmemory-eviction-tenacity", "", "10", kindInt, 0, 100),

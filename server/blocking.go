@@ -74,10 +74,11 @@ type waiter struct {
 
 // blockRegistry is one server's blocked clients.
 type blockRegistry struct {
-	mu      sync.Mutex
-	keys    map[blockKey]*list.List // FIFO of *waiter
-	pending map[int64]*waiter       // registered, not yet picked up by the connection goroutine
-	serveMu sync.Mutex              // one serving pass at a time
+	mu       sync.Mutex
+	keys     map[blockKey]*list.List // FIFO of *waiter
+	pending  map[int64]*waiter       // registered, not yet picked up by the connection goroutine
+	byClient map[int64]*waiter       // every registered waiter by client ID (CLIENT UNBLOCK)
+	serveMu  sync.Mutex              // one serving pass at a time
 }
 
 // totalWaiters counts blocked clients across servers, so commands skip the registry when no
@@ -92,7 +93,7 @@ func (s *Server) blockRegistry() *blockRegistry {
 	if r, ok := registries.Load(wp); ok {
 		return r.(*blockRegistry)
 	}
-	r := &blockRegistry{keys: map[blockKey]*list.List{}, pending: map[int64]*waiter{}}
+	r := &blockRegistry{keys: map[blockKey]*list.List{}, pending: map[int64]*waiter{}, byClient: map[int64]*waiter{}}
 	if prev, loaded := registries.LoadOrStore(wp, r); loaded {
 		return prev.(*blockRegistry)
 	}
@@ -140,6 +141,7 @@ func registerBlocked(ctx *commands.Ctx) {
 		w.elems = append(w.elems, l.PushBack(w))
 	}
 	r.pending[w.clientID] = w
+	r.byClient[w.clientID] = w
 	r.mu.Unlock()
 	totalWaiters.Add(1)
 	if w.cmd.Name == "xreadgroup" {
@@ -158,10 +160,42 @@ func (r *blockRegistry) remove(w *waiter) {
 		}
 	}
 	w.elems = nil
+	if r.byClient[w.clientID] == w {
+		delete(r.byClient, w.clientID)
+	}
 	totalWaiters.Add(-1)
 	if w.cmd.Name == "xreadgroup" {
 		groupWaiters.Add(-1)
 	}
+}
+
+// errUnblocked is the reply of a client that CLIENT UNBLOCK ... ERROR wakes.
+const errUnblocked = "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"
+
+// UnblockClient implements CLIENT UNBLOCK: it wakes client id if it waits in a blocking
+// command (any command that blocked through Ctx.Block), with the reply of its timeout or,
+// withError, an -UNBLOCKED error, and reports whether it did. A client whose command is being
+// served at that moment gets its served reply instead, and a client held by CLIENT PAUSE is
+// not blocked in this sense: both answer 0.
+func (s *Server) UnblockClient(id int64, withError bool) bool {
+	r := s.blockRegistry()
+	r.mu.Lock()
+	w := r.byClient[id]
+	if w == nil || w.state != waitWaiting {
+		r.mu.Unlock()
+		return false
+	}
+	w.state = waitDone
+	r.remove(w)
+	r.mu.Unlock()
+	wr := resp.Writer{Proto: w.proto}
+	if withError {
+		wr.Raw([]byte(errUnblocked))
+	} else {
+		wr.NullArray() // every blocking command's timeout reply
+	}
+	w.reply <- wr.Bytes() // the waiting goroutine takes it as a served reply, or claim does
+	return true
 }
 
 // afterBlocking is called by handle after the dispatcher: it suspends a blocked client until
@@ -222,6 +256,9 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 		if !c.ReplyOff {
 			c.w.Raw(reply)
 		}
+		if reply[0] == '-' {
+			s.countError(reply) // INFO errorstats: BLMOVE's WRONGTYPE, CLIENT UNBLOCK's UNBLOCKED
+		}
 		s.slowLogCall(&c.Client, w.cmd, w.args, w.ran) // slowlog.go: logged once served, as in Redis
 	case disconnected:
 		select {
@@ -243,7 +280,8 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 }
 
 // claim ends w's wait on a timeout or disconnect. If the server is re-running w's command at that
-// moment, claim waits for the outcome and returns the reply when the command was served.
+// moment, claim waits for the outcome and returns the reply when the command was served; if
+// CLIENT UNBLOCK ended the wait first, claim returns the reply it left.
 func (r *blockRegistry) claim(w *waiter) ([]byte, bool) {
 	r.mu.Lock()
 	switch w.state {

@@ -553,6 +553,7 @@ func (s *Server) ResetStats() {
 	s.stats.netOut.Store(0)
 	s.stats.rejected.Store(0)
 	s.store.Stats.ExpiredKeys.Store(0)
+	s.store.ResetKeyspaceStats()
 }
 
 // reapIdle closes clients idle for longer than the timeout directive, once a second (Redis

@@ -117,6 +117,8 @@ var (
 	descKeys       = desc("strata_keys", "Keys per database, counting expired keys not yet reclaimed.", "db")
 	descExpires    = desc("strata_keys_with_expiry", "Keys with an expiry per database.", "db")
 	descExpired    = desc("strata_expired_keys_total", "Keys deleted by the active expiry cycle.")
+	descHits       = desc("strata_keyspace_hits_total", "Key lookups of read commands that found the key (INFO keyspace_hits).")
+	descMisses     = desc("strata_keyspace_misses_total", "Key lookups of read commands that did not find the key (INFO keyspace_misses).")
 	descReclaimed  = desc("strata_gc_reclaimed_records_total", "Records deleted by the garbage collector.")
 	descBacklog    = desc("strata_gc_backlog", "Garbage-queue entries waiting for the collector (up to 64 counted per pass).")
 	descLevelBytes = desc("strata_leveldb_level_bytes", "Bytes of table files per LevelDB level.", "level")
@@ -199,6 +201,9 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descExpires, float64(expires), strconv.Itoa(db))
 	}
 	counter(descExpired, float64(store.Stats.ExpiredKeys.Load()))
+	hits, misses := store.KeyspaceStats()
+	counter(descHits, float64(hits))
+	counter(descMisses, float64(misses))
 	counter(descReclaimed, float64(store.Stats.ReclaimedKeys.Load()))
 	gauge(descBacklog, float64(store.Stats.GarbagePending.Load()))
 

@@ -34,18 +34,30 @@ func (t *Txn) physOf(db int) uint32 {
 
 // GetMetaIn returns the metadata of a live key in logical database db, or nil when the key does
 // not exist or has expired. In a write transaction an expired key is deleted on the way
-// (expired.go).
+// (expired.go); in a read transaction the lookup counts as a keyspace hit or miss
+// (KeyspaceStats), and an expired key is deleted once the transaction ends (expireLazily).
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
 	phys := t.physOf(db)
 	m, err := t.rawMeta(phys, key)
 	if err != nil || m == nil {
+		if err == nil && !t.write {
+			t.misses++
+		}
 		return nil, err
 	}
 	if t.isExpired(m) {
 		if t.write {
 			t.deleteExpired(db, phys, key, m)
+		} else {
+			t.misses++
+			if db == t.db && phys == t.s.dbmap[db] && len(t.lazy) < lazyMax {
+				t.lazy = append(t.lazy, append([]byte(nil), key...))
+			}
 		}
 		return nil, nil
+	}
+	if !t.write {
+		t.hits++
 	}
 	return m, nil
 }

@@ -82,6 +82,9 @@ type Store struct {
 	onExpire        atomic.Pointer[func(db int, key []byte)] // SetOnExpire
 	expiryHeld      atomic.Int64                             // HoldExpiry: unix nanoseconds
 	activeExpireOff atomic.Bool                              // SetActiveExpire(false)
+	access          accessTable                              // access.go: last uses and LFU counters
+
+	keyspaceHits, keyspaceMisses atomic.Int64 // lookups of read transactions (KeyspaceStats)
 }
 
 // Stats counts background work; fields are updated atomically.
@@ -153,6 +156,7 @@ func Open(o Options) (*Store, error) {
 		gcWake: make(chan struct{}, 1), stop: make(chan struct{}), openedAt: time.Now()}
 	s.fsync.set(o.Fsync)
 	s.ldb.Store(db)
+	s.access.init()
 	s.disk.stor, s.disk.lo = stor, lo
 	if stor.roErr != nil {
 		// No room to open for writing: read-only until diskLoop reopens it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -19,10 +20,15 @@ var ErrWrongType = errors.New("storage: wrong type")
 // Txn is one command's view of the store: the locks of its keys, an overlay of its own pending
 // writes, and the batch that Commit writes. A Txn is used by one goroutine.
 type Txn struct {
-	s         *Store
-	db        int
-	phys      uint32
-	write     bool
+	s      *Store
+	db     int
+	phys   uint32
+	write  bool
+	hits   int32 // keyspace hits and misses of a read transaction, added to the store's on release
+	misses int32
+	// lazy holds the keys of t's database that a read found expired: release deletes them
+	// (expiry.go's lazy expiry), as a read in Redis deletes the expired key it finds.
+	lazy      [][]byte
 	exclusive bool
 	now       int64
 	stripes   []uint16
@@ -68,7 +74,14 @@ const (
 
 var delMark = []byte{opDel}
 
-var txnPool = sync.Pool{New: func() any { return new(Txn) }}
+// txnPool recycles transactions. A transaction's batch grows by doubling: goleveldb's own
+// growth adds a fixed number of records' room once a batch passes 3,000 records, which makes
+// a script or EXEC that stages a million writes copy its batch quadratically.
+var txnPool = sync.Pool{New: func() any {
+	t := new(Txn)
+	t.batch = *leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{GrowLimit: math.MaxInt32})
+	return t
+}}
 
 // Begin starts a transaction on logical database db that locks keys, for writing when write is set.
 func (s *Store) Begin(db int, keys [][]byte, write bool) *Txn {
@@ -193,6 +206,11 @@ func (t *Txn) release() {
 		t.s.locks.unlock(t.stripes, t.write)
 		t.s.global.RUnlock()
 	}
+	if t.hits > 0 || t.misses > 0 {
+		t.s.keyspaceHits.Add(int64(t.hits))
+		t.s.keyspaceMisses.Add(int64(t.misses))
+		t.hits, t.misses = 0, 0
+	}
 	t.batch.Reset()
 	t.overOff = 0
 	if len(t.over) > 1024 {
@@ -212,8 +230,12 @@ func (t *Txn) release() {
 	t.committed = t.committed[:0]
 	clear(t.expired)
 	t.expired, t.expiredWrites, t.keepExpired = t.expired[:0], 0, false
-	t.s = nil
+	s, db, lazy := t.s, t.db, t.lazy
+	t.s, t.lazy = nil, nil
 	txnPool.Put(t)
+	if len(lazy) > 0 {
+		s.expireLazily(db, lazy) // the locks are released: it takes the keys' write locks
+	}
 }
 
 func (t *Txn) addDelta(phys uint32, keys, expires int64) {

@@ -132,16 +132,28 @@ func TestUnknownFormatRefusesToOpen(t *testing.T) {
 	}
 }
 
+// TestLazyAndActiveExpiry checks that a read of an expired key deletes it once the read is
+// over and counts it (lazy expiry), except while expiry is held, and that the active cycle
+// deletes what no read found.
 func TestLazyAndActiveExpiry(t *testing.T) {
 	s := openTest(t, false)
 	past := time.Now().UnixMilli() - 1
 	write(t, s, 0, "gone", func(tx *Txn) error { return tx.SetString([]byte("gone"), []byte("v"), past) })
+	s.HoldExpiry(time.Now().Add(time.Hour))
 	if _, ok := getString(t, s, 0, "gone"); ok {
 		t.Fatal("expired key readable")
 	}
 	if k, x := s.KeyCounts(0); k != 1 || x != 1 {
-		t.Fatalf("before reclaim keys=%d expires=%d", k, x)
+		t.Fatalf("read while expiry is held: keys=%d expires=%d", k, x)
 	}
+	s.HoldExpiry(time.Time{})
+	if _, ok := getString(t, s, 0, "gone"); ok {
+		t.Fatal("expired key readable")
+	}
+	if k, x := s.KeyCounts(0); k != 0 || x != 0 || s.Stats.ExpiredKeys.Load() != 1 {
+		t.Fatalf("after a read: keys=%d expires=%d expired=%d", k, x, s.Stats.ExpiredKeys.Load())
+	}
+	write(t, s, 0, "gone", func(tx *Txn) error { return tx.SetString([]byte("gone"), []byte("v"), past) })
 	if n, err := s.ExpireStep(100); err != nil || n != 1 {
 		t.Fatalf("ExpireStep = %d, %v", n, err)
 	}

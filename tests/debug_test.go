@@ -51,6 +51,8 @@ func TestDebugReloadKeepsData(t *testing.T) {
 	if r := clDo(t, c, "TTL", "k1"); r.Int < 990 {
 		t.Errorf("TTL k1 after reload = %v", r)
 	}
+	// Redis stops on the first key NOFLUSH without MERGE loads again; Strata refuses.
+	clExpect(t, c, "(error) ERR Error trying to load the RDB dump", "DEBUG", "RELOAD", "NOFLUSH")
 	clExpect(t, c, "(integer) 4", "RPUSH", "l", "d")
 	clExpect(t, c, "OK", "DEBUG", "RELOAD", "NOSAVE")
 	clExpect(t, c, `1) "a"`+"\n"+`2) "b"`+"\n"+`3) "c"`+"\n"+`4) "d"`, "LRANGE", "l", "0", "-1")
@@ -113,4 +115,19 @@ func TestDebugObjectAndModes(t *testing.T) {
 	clExpect(t, c, "(error) ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config",
 		"CONFIG", "SET", "enable-debug-command", "no")
 	clExpect(t, c, `1) "enable-debug-command"`+"\n"+`2) "local"`, "CONFIG", "GET", "enable-debug-command")
+}
+
+// TestDebugInsideMulti checks that DEBUG inside MULTI neither deadlocks nor waits on the EXEC's
+// own transaction: SLEEP sleeps, the subcommands that need a transaction of their own answer
+// an error, the others run.
+func TestDebugInsideMulti(t *testing.T) {
+	inst := debugStrata(t, "yes")
+	c := clConn(t, inst)
+	clExpect(t, c, "OK", "MULTI")
+	for _, args := range [][]string{{"SET", "k", "v"}, {"DEBUG", "SLEEP", "0.01"}, {"DEBUG", "DIGEST"},
+		{"DEBUG", "OBJECT", "k"}, {"DEBUG", "SET-ACTIVE-EXPIRE", "1"}, {"GET", "k"}} {
+		clExpect(t, c, "QUEUED", args...)
+	}
+	clExpect(t, c, `1) OK`+"\n"+`2) OK`+"\n"+`3) (error) ERR DEBUG DIGEST cannot run inside MULTI`+"\n"+
+		`4) (error) ERR DEBUG OBJECT cannot run inside MULTI`+"\n"+`5) OK`+"\n"+`6) "v"`, "EXEC")
 }

@@ -27,7 +27,10 @@ func TestMetricsAfterWorkload(t *testing.T) {
 		}
 	}
 	rdb.Get(ctx, "k1")
+	rdb.Get(ctx, "nokey")
+	rdb.Do(ctx, "MGET", "k2", "k3", "nokey")
 	rdb.Do(ctx, "INCR", "k1") // fails: not an integer
+	rdb.Do(ctx, "GET")        // rejected: wrong number of arguments
 	rdb.Do(ctx, "SELECT", "3")
 
 	resp, err := http.Get("http://" + inst.Server.MetricsAddr() + "/metrics")
@@ -59,7 +62,10 @@ func TestMetricsAfterWorkload(t *testing.T) {
 		{`strata_command_duration_seconds_bucket{command="set",le="5"}`, func(v float64) bool { return v == 50 }},
 		{`strata_command_duration_seconds_bucket{command="set",le="1e-05"}`, func(v float64) bool { return v <= 50 }},
 		{`strata_command_duration_seconds_sum{command="set"}`, func(v float64) bool { return v > 0 && v < 5 }},
-		{`strata_error_replies_total{prefix="ERR"}`, func(v float64) bool { return v == 1 }},
+		{`strata_error_replies_total{prefix="ERR"}`, func(v float64) bool { return v == 2 }},
+		{`strata_commands_rejected_total{command="get"}`, func(v float64) bool { return v == 1 }},
+		{`strata_keyspace_hits_total`, func(v float64) bool { return v == 3 }},
+		{`strata_keyspace_misses_total`, func(v float64) bool { return v == 2 }},
 		{`strata_keys{db="0"}`, func(v float64) bool { return v == 50 }},
 		{`strata_keys_with_expiry{db="0"}`, func(v float64) bool { return v == 0 }},
 		{`strata_connected_clients`, func(v float64) bool { return v >= 1 }},
