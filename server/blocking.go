@@ -252,12 +252,11 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 	}
 	switch {
 	case served && reply != nil:
-		s.countServedError(w.cmd, reply) // blocking_stream.go
+		// INFO commandstats and errorstats: BLMOVE's WRONGTYPE, CLIENT UNBLOCK's UNBLOCKED,
+		// a destroyed group's NOGROUP (blocking_stream.go).
+		s.countServedError(w.cmd, reply)
 		if !c.ReplyOff {
 			c.w.Raw(reply)
-		}
-		if reply[0] == '-' {
-			s.countError(reply) // INFO errorstats: BLMOVE's WRONGTYPE, CLIENT UNBLOCK's UNBLOCKED
 		}
 		s.slowLogCall(&c.Client, w.cmd, w.args, w.ran) // slowlog.go: logged once served, as in Redis
 	case disconnected:

@@ -145,7 +145,9 @@ func dumpKeyspace(t *testing.T, inst *testutil.Instance, db int) map[string]keyD
 			// The entries, and each group's delivery point and pending entries.
 			d.val = fmt.Sprint(c.XRange(ctx, k, "-", "+").Val())
 			for _, g := range c.XInfoGroups(ctx, k).Val() {
-				d.val += fmt.Sprint(" ", g.Name, g.LastDeliveredID, g.Pending, g.EntriesRead)
+				// Not entries-read: Redis 7.0's stream propagates XREADGROUP as XCLAIMs, which
+				// leave a replica's count behind its master's (Redis 7.2 adds XGROUP SETID).
+				d.val += fmt.Sprint(" ", g.Name, g.LastDeliveredID, g.Pending)
 				pel := &redis.XPendingExtArgs{Stream: k, Group: g.Name, Start: "-", End: "+", Count: 100}
 				for _, p := range c.XPendingExt(ctx, pel).Val() { // idle times differ: left out
 					d.val += fmt.Sprint(" ", p.ID, p.Consumer, p.RetryCount)
