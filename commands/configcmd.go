@@ -25,9 +25,14 @@ var configMutable = map[string]func(v string) string{
 	// proto-max-bulk-len: sizes are checked by config (at least 1mb, at most
 	// client-query-buffer-limit); the request guard reads the live value.
 	"proto-max-bulk-len": func(string) string { return "" },
-	// appendfsync: one of always, everysec, no (checked by config); the store reads it at
-	// every commit.
-	"appendfsync": func(string) string { return "" },
+	// appendfsync: the store reads it at every commit.
+	"appendfsync": func(v string) string {
+		switch strings.ToLower(v) {
+		case "everysec", "always", "no":
+			return ""
+		}
+		return "argument(s) must be one of the following: everysec, always, no"
+	},
 	"loglevel": func(v string) string {
 		switch strings.ToLower(v) {
 		case "debug", "verbose", "notice", "warning":

@@ -179,6 +179,20 @@ func AttachReplica(t testing.TB, addr string) *StreamRecorder {
 			}
 		}
 	}()
+	// The link is complete once the master lists the replica online: until then its snapshot
+	// child may still run, and a FLUSHALL, which stops that child, would drop the link.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r, err := admin.Do("INFO", "replication")
+		if err != nil {
+			t.Fatalf("INFO replication: %v", err)
+		}
+		if strings.Contains(r.Str, "state=online") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica link never came online: %s", r.Str)
+		}
+	}
 	return rec
 }
 
