@@ -3,9 +3,7 @@ package replication
 import (
 	"bufio"
 	"crypto/rand"
-	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"time"
 
@@ -64,62 +62,7 @@ func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, compress bool) (*
 			return nil, err
 		}
 	}
-	libs, err := sn.FunctionLibraries()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(libs))
-	for name := range libs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := rw.Function([]byte(libs[name])); err != nil {
-			return nil, err
-		}
-	}
-	for db := 0; db < sn.Databases(); db++ {
-		keys, expires := sn.KeyCounts(db)
-		if keys == 0 {
-			continue
-		}
-		if err := rw.SelectDB(db); err != nil {
-			return nil, err
-		}
-		if err := rw.ResizeDB(uint64(keys), uint64(expires)); err != nil {
-			return nil, err
-		}
-		if err := snapshotDB(sn, db, rw, now.UnixMilli()); err != nil {
-			return nil, fmt.Errorf("db %d: %w", db, err)
-		}
-	}
-	return rw, nil
-}
-
-// snapshotDB writes the live keys of one database of sn.
-func snapshotDB(sn *storage.Snapshot, db int, w *rdb.Writer, now int64) error {
-	txn := sn.Begin(db, now)
-	defer txn.Abort()
-	it := txn.ScanKeys(nil, nil)
-	for it.Next() {
-		m := it.Meta()
-		if it.Expired() || !m.Type.IsCollection() && m.Type != storage.TypeString {
-			continue
-		}
-		expireAt := int64(-1)
-		if m.Expire != 0 {
-			expireAt = m.Expire
-		}
-		if err := w.Key(it.Key(), expireAt); err != nil {
-			it.Close()
-			return err
-		}
-		if err := commands.DumpValue(txn, m, &w.ValueWriter); err != nil {
-			it.Close()
-			return fmt.Errorf("key %q: %w", it.Key(), err)
-		}
-	}
-	return it.Close()
+	return rw, commands.WriteKeyspace(rw, sn, now.UnixMilli(), nil)
 }
 
 // NewEOFMark returns a random mark for a diskless payload: the master sends "$EOF:<mark>\r\n",

@@ -102,14 +102,19 @@ func newTally() *tally {
 	return &tally{keys: map[int]map[string]int64{}, skipped: map[string]int64{}}
 }
 
-func (t *tally) key(db int, typ string) {
+// Key counts a key of type typ in database db.
+func (t *tally) Key(db int, typ string) {
 	if t.keys[db] == nil {
 		t.keys[db] = map[string]int64{}
 	}
 	t.keys[db][typ]++
 }
 
-func (t *tally) skip(reason string) { t.skipped[reason]++ }
+// Skip counts a key left out for reason.
+func (t *tally) Skip(reason string) { t.skipped[reason]++ }
+
+// Library records a function library.
+func (t *tally) Library(name string) { t.libs = append(t.libs, name) }
 
 func (t *tally) total() (n int64) {
 	for _, m := range t.keys {
@@ -240,7 +245,7 @@ func (im *importer) load(f io.Reader) error {
 		case rdb.RecordFunction:
 			im.function(rec.Payload)
 		case rdb.RecordModuleAux:
-			im.tally.skip(fmt.Sprintf("module data of %s (Strata has no modules)", rec.Module))
+			im.tally.Skip(fmt.Sprintf("module data of %s (Strata has no modules)", rec.Module))
 		case rdb.RecordKey:
 			if err := im.key(r, rec); err != nil {
 				return fmt.Errorf("key %q (db %d) at byte %d: %w", rec.Key, rec.DB, r.Offset(), err)
@@ -262,11 +267,11 @@ func (im *importer) function(code []byte) {
 	name, msg, err := scripting.For(im.st, commands.RedisVersion).LoadLibrary(im.st, string(code), im.replace)
 	switch {
 	case err != nil:
-		im.tally.skip(fmt.Sprintf("function library: %v", err))
+		im.tally.Skip(fmt.Sprintf("function library: %v", err))
 	case msg != "":
-		im.tally.skip(fmt.Sprintf("function library: %s", strings.TrimPrefix(msg, "ERR ")))
+		im.tally.Skip(fmt.Sprintf("function library: %s", strings.TrimPrefix(msg, "ERR ")))
 	default:
-		im.tally.libs = append(im.tally.libs, name)
+		im.tally.Library(name)
 	}
 }
 
@@ -279,13 +284,13 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 	v := rec.Value
 	switch {
 	case db >= im.st.Databases():
-		im.tally.skip(fmt.Sprintf("database %d does not exist (databases = %d; use --db)", db, im.st.Databases()))
+		im.tally.Skip(fmt.Sprintf("database %d does not exist (databases = %d; use --db)", db, im.st.Databases()))
 		return nil
 	case v.Kind == rdb.KindModule:
-		im.tally.skip("module values (Strata has no modules)")
+		im.tally.Skip("module values (Strata has no modules)")
 		return nil
 	case rec.ExpireAt >= 0 && rec.ExpireAt <= time.Now().UnixMilli():
-		im.tally.skip("already expired")
+		im.tally.Skip("already expired")
 		return nil
 	}
 	if im.txn != nil && im.txnDB != db {
@@ -307,7 +312,7 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 			return errors.New("the file holds this key twice (redis-server refuses such a file too)")
 		}
 		if !im.replace {
-			im.tally.skip("key already exists (use --replace)")
+			im.tally.Skip("key already exists (use --replace)")
 			return nil
 		}
 	}
@@ -317,7 +322,7 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 	switch {
 	case errors.Is(err, rdb.ErrEmptyKey):
 		// Nothing was staged for it: Redis skips empty keys on load too.
-		im.tally.skip("empty value")
+		im.tally.Skip("empty value")
 		return nil
 	case err != nil:
 		im.txn.Abort()
@@ -330,7 +335,7 @@ func (im *importer) key(r *rdb.Reader, rec *rdb.Record) error {
 	if st.DroppedFieldTTLs > 0 {
 		im.tally.skipped["hash field TTLs (the fields are kept, without them: Strata has no field expiry)"] += st.DroppedFieldTTLs
 	}
-	im.tally.key(db, v.Kind.String())
+	im.tally.Key(db, v.Kind.String())
 	if im.pieces > 0 {
 		// The value's metadata goes out now: its committed pieces must not outlive it if a
 		// later record fails.
@@ -449,7 +454,7 @@ func exportRDB(dir, to string) error {
 }
 
 // writeRDB writes the file: aux fields, the function libraries, then each database with keys
-// in key order, expired keys left out.
+// in key order, expired keys left out, from one consistent view of the store.
 func writeRDB(st *storage.Store, f io.Writer, tl *tally) error {
 	w, err := rdb.NewWriter(f)
 	if err != nil {
@@ -462,67 +467,13 @@ func writeRDB(st *storage.Store, f io.Writer, tl *tally) error {
 			return err
 		}
 	}
-	libs, err := st.FunctionLibraries()
+	sn, err := st.Snapshot(nil)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(libs))
-	for name := range libs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := w.Function([]byte(libs[name])); err != nil {
-			return err
-		}
-		tl.libs = append(tl.libs, name)
-	}
-	for db := 0; db < st.Databases(); db++ {
-		keys, expires := st.KeyCounts(db)
-		if keys == 0 {
-			continue
-		}
-		if err := w.SelectDB(db); err != nil {
-			return err
-		}
-		if err := w.ResizeDB(uint64(keys), uint64(expires)); err != nil {
-			return err
-		}
-		if err := exportDB(st, db, w, tl, now.UnixMilli()); err != nil {
-			return fmt.Errorf("db %d: %w", db, err)
-		}
+	defer sn.Release()
+	if err := commands.WriteKeyspace(w, sn, now.UnixMilli(), tl); err != nil {
+		return err
 	}
 	return w.Close()
-}
-
-// exportDB writes the live keys of one database.
-func exportDB(st *storage.Store, db int, w *rdb.Writer, tl *tally, now int64) error {
-	txn := st.BeginAt(db, nil, false, now)
-	defer txn.Abort()
-	it := txn.ScanKeys(nil, nil)
-	for it.Next() {
-		m := it.Meta()
-		if it.Expired() {
-			tl.skip("already expired")
-			continue
-		}
-		if !m.Type.IsCollection() && m.Type != storage.TypeString {
-			tl.skip(fmt.Sprintf("values of type %s (no RDB encoding)", m.Type))
-			continue
-		}
-		expireAt := int64(-1)
-		if m.Expire != 0 {
-			expireAt = m.Expire
-		}
-		if err := w.Key(it.Key(), expireAt); err != nil {
-			it.Close()
-			return err
-		}
-		if err := commands.DumpValue(txn, m, &w.ValueWriter); err != nil {
-			it.Close()
-			return fmt.Errorf("key %q: %w", it.Key(), err)
-		}
-		tl.key(db, m.Type.String())
-	}
-	return it.Close()
 }
