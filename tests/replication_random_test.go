@@ -1,0 +1,79 @@
+package tests
+
+import (
+	"math/rand"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/internal/testutil"
+)
+
+// TestReplicationRandom runs TestRandomDiff's random command mix (every data type, expiries,
+// streams) on a master and compares the master's and the replica's keyspaces key by key once
+// their offsets match: a Strata replica of a redis-server master, and a redis-server replica of
+// a Strata master. STRATA_RANDOMDIFF_SEED sets the seed, STRATA_RANDOMDIFF_N the number of
+// commands.
+func TestReplicationRandom(t *testing.T) {
+	n := 3000
+	if s := os.Getenv("STRATA_RANDOMDIFF_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("STRATA_RANDOMDIFF_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
+	t.Logf("seed %d (STRATA_RANDOMDIFF_SEED), %d commands", seed, n)
+	for _, tc := range []struct {
+		name  string
+		start func(t *testing.T) (master, replica *testutil.Instance)
+	}{
+		{"strata-replica-of-redis", func(t *testing.T) (*testutil.Instance, *testutil.Instance) {
+			master := testutil.StartRedis(t)
+			host, port, _ := net.SplitHostPort(master.Addr)
+			return master, testutil.StartStrata(t, func(c *config.Config) { c.ReplicaOf = host + " " + port })
+		}},
+		{"redis-replica-of-strata", func(t *testing.T) (*testutil.Instance, *testutil.Instance) {
+			master := testutil.StartStrata(t)
+			host, port, _ := net.SplitHostPort(master.Addr)
+			return master, testutil.StartRedis(t, "--replicaof", host, port)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			master, replica := tc.start(t)
+			mc, rc := dial(t, master), dial(t, replica)
+			waitInSync(t, mc, rc)
+			g := &cmdGen{rng: rand.New(rand.NewSource(seed))}
+			for i := 0; i < n; i++ {
+				args, _ := g.next()
+				if _, err := mc.Do(args...); err != nil {
+					t.Fatalf("%s: %v", quoteArgs(args), err)
+				}
+			}
+			waitInSync(t, mc, rc)
+			want, got := dumpKeyspace(t, master, 0), dumpKeyspace(t, replica, 0)
+			if len(want) == 0 {
+				t.Fatal("the master has no keys")
+			}
+			for k, w := range want {
+				switch g, ok := got[k]; {
+				case !ok:
+					t.Errorf("key %q missing on the replica (seed %d)", k, seed)
+				case g.typ != w.typ || g.val != w.val:
+					t.Errorf("key %q (seed %d): replica %s %.300s, master %s %.300s", k, seed, g.typ, g.val, w.typ, w.val)
+				case (w.ttl < 0) != (g.ttl < 0) || (w.ttl-g.ttl).Abs() > time.Second:
+					t.Errorf("key %q (seed %d): replica TTL %v, master %v", k, seed, g.ttl, w.ttl)
+				}
+			}
+			for k := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("key %q only on the replica (seed %d)", k, seed)
+				}
+			}
+		})
+	}
+}
