@@ -421,6 +421,10 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		}
 	}
 	m, err := t.GetMeta([]byte(key))
+	if err == nil && m == nil && t.Writes() > 0 {
+		s.commitExpired(t, w.db) // the key had expired: the lookup deleted it
+		return nil, serveEmpty, nil
+	}
 	if err != nil || m == nil || !stream && m.Type != storage.TypeList && m.Type != storage.TypeZSet {
 		t.Abort()
 		return nil, serveEmpty, nil // gone, unreadable, or a type no client blocks for
@@ -470,6 +474,19 @@ func (s *Server) runWaiter(w *waiter, key string) ([]byte, int, []commands.Ready
 		s.publishEvents(ctx.Events)
 	}
 	return wr.Bytes(), serveDone, ctx.Ready
+}
+
+// commitExpired commits t, which holds only the deletion of keys of database db found expired,
+// and propagates their DELs: the client that was woken for such a key stays blocked, and the
+// key is gone, as in Redis.
+func (s *Server) commitExpired(t *storage.Txn, db int) {
+	ctx := commands.Ctx{Client: &commands.Client{DB: db}, Store: s.store, Env: s, Propagate: s.propagateFunc()}
+	var l commands.EffectLog
+	l.AddExpired(&ctx, t, storage.TxnMark{})
+	l.SendOnCommit(t, ctx.Propagate)
+	if err := t.Commit(); err != nil {
+		s.log.Warn("deleting an expired key", "err", err)
+	}
 }
 
 // narrowArgs returns a blocking command's arguments with its keys replaced by key alone, so
