@@ -112,6 +112,15 @@ type Replicator interface {
 	Role() RoleInfo
 }
 
+// WriteGate is implemented by a ServerEnv whose replication role can refuse writes, for the
+// scripts that count as write commands and the first write command of the others.
+type WriteGate interface {
+	// ReplicaReadOnly reports a replica with replica-read-only yes.
+	ReplicaReadOnly() bool
+	// ReplicasShort reports a master with fewer good replicas than min-replicas-to-write.
+	ReplicasShort() bool
+}
+
 // RoleInfo is ROLE's reply: a master's offset, or a replica's master, link state and offset.
 type RoleInfo struct {
 	Master     bool

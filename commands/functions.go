@@ -46,12 +46,8 @@ func cmdFCall(c *Ctx) {
 		c.W.Error(errNumKeysNegative)
 		return
 	}
-	if scriptWriteRefused(c, f.Flags) {
-		return
-	}
 	ro := c.Cmd.Name == "fcall_ro"
-	if f.Flags&scripting.NoWrites == 0 && ro {
-		c.W.Error(errWriteFlagRO)
+	if scriptWriteRefused(c, f.Flags, ro) {
 		return
 	}
 	inv := scripting.Invocation{Args: c.Args, Keys: c.Args[3 : 3+n], Argv: c.Args[3+n:], Proto: c.W.Proto,

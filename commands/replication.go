@@ -2,10 +2,12 @@ package commands
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/strata-db/strata/internal/cmddoc"
 	"github.com/strata-db/strata/internal/num"
 )
 
@@ -217,3 +219,28 @@ const (
 	ErrMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 	ErrNoReplicas      = "NOREPLICAS Not enough good replicas to write."
 )
+
+// writeSubs are the subcommands Redis flags write (FUNCTION LOAD, FUNCTION DELETE, ...): their
+// container commands are not write commands as a whole.
+var writeSubs = func() map[string]bool {
+	out := map[string]bool{}
+	for name, m := range cmddoc.Redis {
+		if strings.Contains(name, "|") && slices.Contains(strings.Fields(m.Flags), "write") {
+			out[name] = true
+		}
+	}
+	return out
+}()
+
+// Writes reports whether cmd with arguments args is a write command for the gates of a
+// replication role (READONLY, NOREPLICAS): a command flagged write, or a subcommand Redis flags
+// write.
+func Writes(cmd *Command, args [][]byte) bool {
+	if cmd.Flags&FlagWrite != 0 {
+		return true
+	}
+	if len(cmd.Sub) == 0 || len(args) < 2 {
+		return false
+	}
+	return writeSubs[cmd.Name+"|"+strings.ToLower(string(args[1]))]
+}

@@ -33,11 +33,19 @@ func (sc *scriptCaller) Call(call *scripting.Call) (reply []byte, failed bool, r
 		return nil, false, "Write commands are not allowed from read-only scripts."
 	}
 	if cmd.Flags&FlagWrite != 0 {
-		// While the disk refuses writes, a script's first write command gets MISCONF; once
-		// the script has written, its later writes are not refused half-way.
+		// A script's first write command gets READONLY on a read-only replica, MISCONF while
+		// the disk refuses writes, NOREPLICAS on a master short of good replicas; once the
+		// script has written, its later writes are not refused half-way.
 		if !call.Wrote() {
+			gate, _ := c.Env.(WriteGate)
+			if gate != nil && gate.ReplicaReadOnly() {
+				return nil, false, "-" + ErrReadOnlyReplica
+			}
 			if err := c.Store.WriteError(); err != nil {
 				return nil, false, "-" + MisconfError(err)
+			}
+			if gate != nil && gate.ReplicasShort() {
+				return nil, false, "-" + ErrNoReplicas
 			}
 		}
 		call.MarkWrite()

@@ -88,12 +88,8 @@ func cmdEval(c *Ctx) {
 			return
 		}
 	}
-	if scriptWriteRefused(c, sc.Flags) {
-		return
-	}
 	ro := strings.HasSuffix(name, "_ro")
-	if sc.Flags&scripting.Compat == 0 && sc.Flags&scripting.NoWrites == 0 && ro {
-		c.W.Error(errWriteFlagRO)
+	if scriptWriteRefused(c, sc.Flags, ro) {
 		return
 	}
 	inv := scripting.Invocation{Args: c.Args, Keys: c.Args[3 : 3+numKeys], Argv: c.Args[3+numKeys:], Proto: c.W.Proto,
@@ -103,16 +99,29 @@ func cmdEval(c *Ctx) {
 	e.RunScript(cl, c.W, sc, &inv)
 }
 
-// scriptWriteRefused answers MISCONF and returns true for a script that declares flags
-// without no-writes (EVAL with a shebang, every function) while the disk refuses writes, as
-// such a script counts as a write command. Scripts without a shebang are refused at their
-// first write command instead (redis.call).
-func scriptWriteRefused(c *Ctx, flags scripting.Flags) bool {
+// scriptWriteRefused answers and returns true for a script that declares flags without
+// no-writes (EVAL with a shebang, every function), which counts as a write command, when a
+// write is refused: MISCONF while the disk refuses writes, NOREPLICAS on a master short of
+// good replicas, READONLY on a read-only replica (the gates of every write command), then the
+// *_ro error for EVAL_RO, EVALSHA_RO and FCALL_RO (ro), in Redis's order. Scripts without a shebang are refused at their first write
+// command instead (redis.call).
+func scriptWriteRefused(c *Ctx, flags scripting.Flags, ro bool) bool {
 	if flags&(scripting.Compat|scripting.NoWrites) != 0 {
 		return false
 	}
+	gate, _ := c.Env.(WriteGate)
+	msg := ""
 	if err := c.Store.WriteError(); err != nil {
-		c.W.Error(MisconfError(err))
+		msg = MisconfError(err)
+	} else if gate != nil && gate.ReplicasShort() {
+		msg = ErrNoReplicas
+	} else if gate != nil && gate.ReplicaReadOnly() {
+		msg = ErrReadOnlyReplica
+	} else if ro {
+		msg = errWriteFlagRO
+	}
+	if msg != "" {
+		c.W.Error(msg)
 		return true
 	}
 	return false

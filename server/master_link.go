@@ -210,3 +210,15 @@ func (s *Server) WaitReplicas(ctx *commands.Ctx, want int64, timeout time.Durati
 	}
 	ctx.W.Int(n)
 }
+
+// ReplicasShort implements commands.WriteGate: min-replicas-to-write refuses writes now.
+func (s *Server) ReplicasShort() bool { return s.noReplicasRefusal(true) != "" }
+
+// ReplicaReadOnly implements commands.WriteGate: the server is a replica that refuses writes.
+func (s *Server) ReplicaReadOnly() bool {
+	if s.repl.replica.Load() == nil {
+		return false
+	}
+	v, _ := s.Config().Get("replica-read-only")
+	return v == "yes"
+}

@@ -304,13 +304,13 @@ func (s *Server) replicaStats(rp *replication.Replica, r *ReplicationStats) {
 func (s *Server) replicaRefusal(c *client, cmd *commands.Command, args [][]byte) string {
 	rp := s.repl.replica.Load()
 	if cmd == nil || !cmd.CheckArity(len(args)) || !c.Authed && cmd.Flags&commands.FlagNoAuth == 0 ||
-		rp == nil && cmd.Flags&commands.FlagWrite == 0 && cmd.Name != "exec" {
+		rp == nil && !commands.Writes(cmd, args) && cmd.Name != "exec" {
 		return ""
 	}
-	write, stale := cmd.Flags&commands.FlagWrite != 0, cmd.Flags&commands.FlagStale != 0
+	write, stale := commands.Writes(cmd, args), cmd.Flags&commands.FlagStale != 0
 	if cmd.Name == "exec" && c.tx.active {
 		for _, q := range c.tx.queue {
-			write = write || q.cmd.Flags&commands.FlagWrite != 0
+			write = write || commands.Writes(q.cmd, q.args)
 			stale = stale && q.cmd.Flags&commands.FlagStale != 0
 		}
 	}
