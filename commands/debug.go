@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strata-db/strata/config"
@@ -48,7 +49,7 @@ var debugSubs = map[string]clientSub{
 	"listpack":                     {3, func(c *Ctx) { debugEncodingDump(c, "listpack", "Listpack structure printed on stdout") }},
 	"quicklist":                    {-3, debugQuicklist},
 	"set-skip-checksum-validation": {3, debugAccept},
-	"set-disable-deny-scripts":     {3, debugAccept},
+	"set-disable-deny-scripts":     {3, debugSetDisableDenyScripts},
 	"pause-cron":                   {3, debugAccept},
 	"replybuffer":                  {4, debugReplyBuffer},
 	"stringmatch-test":             {2, func(c *Ctx) { c.W.Status("Apparently Redis did not crash: test passed") }},
@@ -140,8 +141,9 @@ func cmdDebug(c *Ctx) {
 		return
 	}
 	if c.Txn != nil && debugOwnTxn[name] {
-		// Run by EXEC, inside its transaction: a transaction of its own would wait for it.
-		c.W.Error("ERR DEBUG " + strings.ToUpper(name) + " cannot run inside MULTI")
+		// Run by EXEC or a script, inside its transaction: a transaction of its own would wait
+		// for it.
+		c.W.Error("ERR DEBUG " + strings.ToUpper(name) + " cannot run inside MULTI or a script")
 		return
 	}
 	sub.handler(c)
@@ -192,10 +194,27 @@ func debugSetActiveExpire(c *Ctx) {
 	c.W.OK()
 }
 
+// debugSetDisableDenyScripts implements DEBUG SET-DISABLE-DENY-SCRIPTS 0|1: with 1, scripts
+// may call the commands flagged noscript (DEBUG itself, for Redis's test suite).
+func debugSetDisableDenyScripts(c *Ctx) {
+	if num.CAtoi(c.Args[2]) != 0 {
+		denyScriptsOff.Store(c.Store, true)
+	} else {
+		denyScriptsOff.Delete(c.Store)
+	}
+	c.W.OK()
+}
+
+// denyScriptsOff holds the stores whose scripts may call noscript commands (DEBUG
+// SET-DISABLE-DENY-SCRIPTS 1).
+var denyScriptsOff sync.Map
+
 // debugKeyMeta reads the metadata of key in the client's database for the DEBUG subcommands
-// that look at one key, answering "no such key" when it is absent. The caller aborts t.
+// that look at one key, answering "no such key" when it is absent. A key whose time to live
+// has passed but that is still stored is found, as Redis's DEBUG finds it. The caller aborts t.
 func debugKeyMeta(c *Ctx, key []byte) (t *storage.Txn, m *storage.Meta, ok bool) {
 	t = c.Store.BeginAt(c.Client.DB, [][]byte{key}, false, c.Now)
+	t.KeepExpired()
 	m, err := t.GetMeta(key)
 	switch {
 	case err != nil:

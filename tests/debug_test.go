@@ -128,6 +128,6 @@ func TestDebugInsideMulti(t *testing.T) {
 		{"DEBUG", "OBJECT", "k"}, {"DEBUG", "SET-ACTIVE-EXPIRE", "1"}, {"GET", "k"}} {
 		clExpect(t, c, "QUEUED", args...)
 	}
-	clExpect(t, c, `1) OK`+"\n"+`2) OK`+"\n"+`3) (error) ERR DEBUG DIGEST cannot run inside MULTI`+"\n"+
-		`4) (error) ERR DEBUG OBJECT cannot run inside MULTI`+"\n"+`5) OK`+"\n"+`6) "v"`, "EXEC")
+	clExpect(t, c, `1) OK`+"\n"+`2) OK`+"\n"+`3) (error) ERR DEBUG DIGEST cannot run inside MULTI or a script`+"\n"+
+		`4) (error) ERR DEBUG OBJECT cannot run inside MULTI or a script`+"\n"+`5) OK`+"\n"+`6) "v"`, "EXEC")
 }
