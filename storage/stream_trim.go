@@ -36,6 +36,9 @@ func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 		} else {
 			remove = m.Size-uint64(entries) >= tr.MaxLen
 		}
+		if remove && entries == 0 {
+			continue // a node whose entries are all deleted already: nothing to trim, nothing written
+		}
 		if remove {
 			if _, err := t.deleteEntries(m, n.Master, n.Last, nil); err != nil {
 				it.Close()
@@ -71,6 +74,9 @@ func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 		m.Size -= uint64(gone)
 		n.Valid -= uint64(gone)
 		deleted += gone
+		if gone == 0 {
+			break // nothing of this node goes: no write, as a trim that removes nothing changes nothing
+		}
 		if err := t.putNode(m, &n); err != nil {
 			it.Close()
 			return deleted, err
