@@ -15,15 +15,7 @@ import (
 // and on Strata with a recorded receiver, and compares the two write streams command by
 // command. STRATA_RANDOMDIFF_SEED sets the seed, STRATA_RANDOMDIFF_N the number of commands.
 func TestPropagationRandom(t *testing.T) {
-	n := 1500
-	if s := os.Getenv("STRATA_RANDOMDIFF_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("STRATA_RANDOMDIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d (STRATA_RANDOMDIFF_SEED), %d commands", seed, n)
+	n, seed := randomMixSize(t, 1500)
 	p := startPropagationPair(t)
 	rc, sc := dial(t, p.redis), dial(t, p.strata)
 	g := &cmdGen{rng: rand.New(rand.NewSource(seed))}
@@ -46,4 +38,19 @@ func TestPropagationRandom(t *testing.T) {
 	if d := testutil.DiffStreams(want, got); d != "" {
 		t.Errorf("write streams differ (seed %d): %s", seed, d)
 	}
+}
+
+// randomMixSize returns the number of commands of a random command mix (n unless
+// STRATA_RANDOMDIFF_N says) and its seed (the clock unless STRATA_RANDOMDIFF_SEED says), and
+// logs both so that a failing run can be repeated.
+func randomMixSize(t *testing.T, n int) (int, int64) {
+	if s := os.Getenv("STRATA_RANDOMDIFF_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("STRATA_RANDOMDIFF_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
+	t.Logf("seed %d (STRATA_RANDOMDIFF_SEED), %d commands", seed, n)
+	return n, seed
 }

@@ -32,19 +32,11 @@ import (
 // reported to the code's owners are listed in knownMismatch: they are logged, not failed.
 func TestRandomDiff(t *testing.T) {
 	t.Parallel()
-	n := 2500
-	if s := os.Getenv("STRATA_RANDOMDIFF_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("STRATA_RANDOMDIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	n, seed := randomMixSize(t, 2500) // per protocol
 	all := os.Getenv("STRATA_RANDOMDIFF_ALL") == "1"
 	deep := os.Getenv("STRATA_RANDOMDIFF_DEEP") != "0"
 	redis := testutil.StartRedis(t)
 	strata := testutil.StartStrata(t)
-	t.Logf("seed %d (STRATA_RANDOMDIFF_SEED), %d commands per protocol", seed, n)
 	for _, proto := range []int{2, 3} {
 		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 			rc, sc := dial(t, redis), dial(t, strata)

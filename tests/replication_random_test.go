@@ -3,8 +3,6 @@ package tests
 import (
 	"math/rand"
 	"net"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -18,15 +16,7 @@ import (
 // a Strata master. STRATA_RANDOMDIFF_SEED sets the seed, STRATA_RANDOMDIFF_N the number of
 // commands.
 func TestReplicationRandom(t *testing.T) {
-	n := 3000
-	if s := os.Getenv("STRATA_RANDOMDIFF_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("STRATA_RANDOMDIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d (STRATA_RANDOMDIFF_SEED), %d commands", seed, n)
+	n, seed := randomMixSize(t, 3000)
 	for _, tc := range []struct {
 		name  string
 		start func(t *testing.T) (master, replica *testutil.Instance)
