@@ -131,9 +131,10 @@ func sentinelMaster(t *testing.T, s *node) map[string]string {
 	return m
 }
 
-// TestSentinelFailover: Sentinel discovers the Strata replicas and the other sentinels through
-// the master, and when the master is killed it promotes a replica, points the other at it, and
-// a client through Sentinel goes on writing; no write that WAIT acknowledged is lost.
+// TestSentinelFailover: Sentinel discovers the replicas and the other sentinels through the
+// master, and when the master is killed it promotes a replica, points the other at it, and a
+// client through Sentinel goes on writing; no write that WAIT acknowledged is lost. The same run
+// with redis-server nodes gives the failover time to compare with.
 func TestSentinelFailover(t *testing.T) {
 	sentinelPath, err := exec.LookPath("redis-sentinel")
 	if err != nil {
@@ -142,12 +143,48 @@ func TestSentinelFailover(t *testing.T) {
 		}
 		t.Skip("redis-sentinel not on PATH")
 	}
-	bin := buildStrata(t)
-	master := startStrataNode(t, bin, "master")
+	t.Run("strata", func(t *testing.T) {
+		bin := buildStrata(t)
+		sentinelFailover(t, sentinelPath, true, func(name string, extra ...string) *node {
+			return startStrataNode(t, bin, name, extra...)
+		})
+	})
+	t.Run("redis", func(t *testing.T) {
+		redisPath := testutil.RedisServerPath()
+		if redisPath == "" {
+			if os.Getenv(testutil.EnvRequireExternal) == "1" {
+				t.Fatalf("redis-server not on PATH and %s=1", testutil.EnvRequireExternal)
+			}
+			t.Skip("redis-server not on PATH")
+		}
+		sentinelFailover(t, sentinelPath, false, func(name string, extra ...string) *node {
+			return startRedisNode(t, redisPath, name, extra...)
+		})
+	})
+}
+
+// startRedisNode runs redis-server with a configuration file of its own, without persistence.
+func startRedisNode(t *testing.T, bin, name string, extra ...string) *node {
+	t.Helper()
+	dir := t.TempDir()
+	port := freeLoopbackPort(t)
+	conf := filepath.Join(dir, "redis.conf")
+	text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nsave \"\"\nappendonly no\nrepl-diskless-sync-delay 0\nloglevel notice\n%s", port, dir, strings.Join(extra, "\n"))
+	if err := os.WriteFile(conf, []byte(text+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startProcess(t, name, port, bin, conf)
+}
+
+// sentinelFailover runs the failover scenario on nodes that start starts. With strict, a write
+// acknowledged by WAIT and missing on the new master fails the test; without it (the
+// redis-server run, kept for its failover time), the missing writes are only counted.
+func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func(name string, extra ...string) *node) {
+	master := start("master")
 	replicaOfMaster := fmt.Sprintf("replicaof 127.0.0.1 %d", master.port)
 	replicas := []*node{
-		startStrataNode(t, bin, "replica1", replicaOfMaster, "replica-priority 100"),
-		startStrataNode(t, bin, "replica2", replicaOfMaster, "replica-priority 90"),
+		start("replica1", replicaOfMaster, "replica-priority 100"),
+		start("replica2", replicaOfMaster, "replica-priority 90"),
 	}
 	var sentinels []*node
 	var addrs []string
@@ -162,6 +199,15 @@ func TestSentinelFailover(t *testing.T) {
 			return m["num-slaves"] == "2" && m["num-other-sentinels"] == "2" && m["flags"] == "master"
 		})
 	}
+
+	// Both replicas past their first full synchronisation before the writer starts (the
+	// master lists a replica as soon as it connects).
+	mc := testutil.Connect(t, master.addr)
+	waitFor(t, "both replicas online", func() bool {
+		info := infoReplication(t, mc, "replication")
+		return strings.Contains(info["slave0"], "state=online") && strings.Contains(info["slave1"], "state=online")
+	})
+	mc.Close()
 
 	// The writer: each write then WAIT 1 1000; a write counts as acknowledged when WAIT says a
 	// replica has it.
@@ -208,15 +254,17 @@ func TestSentinelFailover(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no replica promoted: %v", sentinelMaster(t, sentinels[0]))
 		}
-		time.Sleep(100 * time.Millisecond)
-		m := sentinelMaster(t, sentinels[0])
-		for _, r := range replicas {
-			if m["port"] == strconv.Itoa(r.port) && m["flags"] == "master" {
-				promoted = r
+		time.Sleep(50 * time.Millisecond)
+		for _, s := range sentinels { // the first sentinel to name it: the leader announces last
+			m := sentinelMaster(t, s)
+			for _, r := range replicas {
+				if m["port"] == strconv.Itoa(r.port) && m["flags"] == "master" {
+					promoted = r
+				}
 			}
 		}
 	}
-	t.Logf("failover: %v from SIGKILL to Sentinel naming the new master", time.Since(killed))
+	t.Logf("failover: %v from SIGKILL to a sentinel naming the new master", time.Since(killed))
 	var other *node
 	for _, r := range replicas {
 		if r != promoted {
@@ -243,14 +291,16 @@ func TestSentinelFailover(t *testing.T) {
 		r, err := pc.Do("GET", k)
 		if err != nil || r.Str != k {
 			missing++
-			if missing <= 5 {
+			if strict && missing <= 5 {
 				t.Errorf("acknowledged write %s missing on the new master: %v %v", k, r, err)
 			}
 		}
 	}
-	if missing > 0 {
+	if missing > 0 && !strict {
+		t.Logf("%d of %d acknowledged writes missing on the new master", missing, len(acked))
+	} else if missing > 0 {
 		t.Fatalf("%d of %d acknowledged writes missing", missing, len(acked))
 	}
 	waitInSync(t, pc, oc)
-	t.Logf("%d acknowledged writes present on the new master; %d write errors during the failover", len(acked), errs)
+	t.Logf("%d acknowledged writes, %d missing on the new master; %d write errors during the failover", len(acked), missing, errs)
 }
