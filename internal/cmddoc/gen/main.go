@@ -161,17 +161,10 @@ func render(docs map[string]command, version string) ([]byte, error) {
 	b.WriteString("var Docs = map[string]Doc{\n")
 	for _, n := range names {
 		c := docs[n]
-		fmt.Fprintf(&b, "%q: {", n)
-		var parts []string
-		if len(c.DocFlags) > 0 {
-			parts = append(parts, "DocFlags: "+quote(docFlags(c.DocFlags)))
-		}
-		if c.DeprecatedSince != "" {
-			parts = append(parts, "DeprecatedSince: "+quote(c.DeprecatedSince))
-		}
-		if c.ReplacedBy != "" {
-			parts = append(parts, "ReplacedBy: "+quote(c.ReplacedBy))
-		}
+		var l literal
+		l.str("DocFlags", docFlags(c.DocFlags))
+		l.str("DeprecatedSince", c.DeprecatedSince)
+		l.str("ReplacedBy", c.ReplacedBy)
 		if len(c.History) > 0 {
 			var h []string
 			for _, e := range c.History {
@@ -180,19 +173,29 @@ func render(docs map[string]command, version string) ([]byte, error) {
 				}
 				h = append(h, fmt.Sprintf("{%q, %q}", e[0], e[1]))
 			}
-			parts = append(parts, "History: [][2]string{"+strings.Join(h, ", ")+"}")
+			l.add("History: [][2]string{" + strings.Join(h, ", ") + "}")
 		}
 		if len(c.Arguments) > 0 {
-			parts = append(parts, "Args: "+args(c.Arguments))
+			l.add("Args: " + args(c.Arguments))
 		}
-		b.WriteString(strings.Join(parts, ", "))
-		b.WriteString("},\n")
+		fmt.Fprintf(&b, "%q: %s,\n", n, l)
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
 }
 
-func quote(s string) string { return fmt.Sprintf("%q", s) }
+// literal builds a Go composite literal of keyed fields, leaving out the empty ones.
+type literal []string
+
+func (l *literal) add(field string) { *l = append(*l, field) }
+
+func (l *literal) str(name, v string) {
+	if v != "" {
+		l.add(name + ": " + fmt.Sprintf("%q", v))
+	}
+}
+
+func (l literal) String() string { return "{" + strings.Join(l, ", ") + "}" }
 
 // docFlags returns the doc flags in the order COMMAND DOCS lists them.
 func docFlags(flags []string) string {
@@ -210,39 +213,30 @@ func docFlags(flags []string) string {
 func args(list []arg) string {
 	var items []string
 	for _, a := range list {
-		parts := []string{"Name: " + quote(strings.ToLower(a.Name)), "Type: " + quote(a.Type)}
+		var l literal
+		l.str("Name", strings.ToLower(a.Name))
+		l.str("Type", a.Type)
 		if a.KeySpecIndex != nil {
-			parts = append(parts, fmt.Sprintf("KeySpec: %d", *a.KeySpecIndex+1))
+			l.add(fmt.Sprintf("KeySpec: %d", *a.KeySpecIndex+1))
 		}
-		if a.Token != "" {
-			parts = append(parts, "Token: "+quote(strings.ToUpper(a.Token)))
-		}
-		if a.Summary != "" {
-			parts = append(parts, "Summary: "+quote(a.Summary))
-		}
-		if a.Since != "" {
-			parts = append(parts, "Since: "+quote(a.Since))
-		}
-		if a.DeprecatedSince != "" {
-			parts = append(parts, "DeprecatedSince: "+quote(a.DeprecatedSince))
-		}
+		l.str("Token", strings.ToUpper(a.Token))
+		l.str("Summary", a.Summary)
+		l.str("Since", a.Since)
+		l.str("DeprecatedSince", a.DeprecatedSince)
 		var fl []string
-		if a.Optional {
-			fl = append(fl, "optional")
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{a.Optional, "optional"}, {a.Multiple, "multiple"}, {a.MultipleToken, "multiple_token"}} {
+			if f.set {
+				fl = append(fl, f.name)
+			}
 		}
-		if a.Multiple {
-			fl = append(fl, "multiple")
-		}
-		if a.MultipleToken {
-			fl = append(fl, "multiple_token")
-		}
-		if len(fl) > 0 {
-			parts = append(parts, "Flags: "+quote(strings.Join(fl, " ")))
-		}
+		l.str("Flags", strings.Join(fl, " "))
 		if len(a.Arguments) > 0 {
-			parts = append(parts, "Args: "+args(a.Arguments))
+			l.add("Args: " + args(a.Arguments))
 		}
-		items = append(items, "{"+strings.Join(parts, ", ")+"}")
+		items = append(items, l.String())
 	}
 	return "[]Arg{" + strings.Join(items, ", ") + "}"
 }
