@@ -1,12 +1,3 @@
-// Command gen writes internal/cmddoc's docs_data.go from Redis's command descriptions (the
-// src/commands/*.json files of a Redis source tree): each command's and subcommand's doc flags,
-// deprecation, replacement, history and argument tree, the parts of COMMAND DOCS that Meta does
-// not hold. It refuses a description with a field it does not know, so nothing is dropped
-// silently.
-//
-// Usage (from internal/cmddoc, see the go:generate line in docs.go):
-//
-//	go run ./gen -src /path/to/redis-7.0.15/src/commands -o docs_data.go
 package main
 
 import (
