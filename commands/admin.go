@@ -26,7 +26,6 @@ func init() {
 		&Command{Name: "lolwut", Arity: -1, Flags: FlagReadonly | FlagFast, Handler: cmdLolwut},
 		&Command{Name: "module", Arity: -2, Flags: FlagAdmin | FlagNoScript, Handler: cmdModule,
 			Sub: []string{"help", "list", "load", "loadex", "unload"}},
-		&Command{Name: "compact", Arity: -1, Flags: FlagAdmin | FlagNoScript, Handler: cmdCompact},
 		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti, Handler: cmdShutdown},
 	)
 }
@@ -61,28 +60,6 @@ func cmdSave(c *Ctx) {
 
 func cmdLastsave(c *Ctx) { c.W.Int(c.Store.BackupInfo().LastTime.Unix()) }
 
-// cmdCompact implements COMPACT [db]: a background LevelDB compaction of one database or of
-// the whole keyspace, so disk space comes back after mass deletes.
-func cmdCompact(c *Ctx) {
-	db := -1
-	if len(c.Args) > 2 {
-		c.W.Error(ErrSyntax)
-		return
-	}
-	if len(c.Args) == 2 {
-		n, ok := dbIndex(c, 1, ErrDBIndex)
-		if !ok {
-			return
-		}
-		db = n
-	}
-	if !c.Store.StartCompact(db) {
-		c.W.Error("ERR Compaction already in progress")
-		return
-	}
-	c.W.Status("Background compaction started")
-}
-
 func cmdShutdown(c *Ctx) {
 	for _, a := range c.Args[1:] {
 		switch strings.ToLower(string(a)) {
@@ -113,9 +90,11 @@ func cmdTime(c *Ctx) {
 }
 
 // cmdBgRewriteAOF answers BGREWRITEAOF as Redis does and compacts the journal: Strata's journal
-// is LevelDB's log, which a compaction of the whole keyspace rewrites into tables.
+// is LevelDB's log, which a compaction of the whole keyspace rewrites into tables, so disk space
+// comes back after mass deletes. The compaction runs in the background; INFO persistence shows
+// aof_rewrite_in_progress:1 until it ends.
 func cmdBgRewriteAOF(c *Ctx) {
-	if !c.Store.StartCompact(-1) {
+	if !c.Store.StartCompact() {
 		c.W.Error("ERR Background append only file rewriting already in progress")
 		return
 	}

@@ -129,35 +129,52 @@ func commandFlagNames(cmd *Command) []string {
 }
 
 // movableKeys reports whether COMMAND shows cmd with the movablekeys flag: for Redis's commands
-// as Redis 7.0 derives it from the key specifications (populateCommandLegacyRangeSpec): set
-// unless they are index-and-range specifications of step 1 that follow each other and none is
-// incomplete; for Strata's own commands, when their key positions move.
+// as Redis 7.0 derives it from the key specifications (legacyKeyRange), for Strata's own
+// commands when their key positions move.
 func movableKeys(cmd *Command) bool {
 	if _, redis := cmddoc.Redis[cmd.Name]; !redis {
 		return cmd.Keys != nil
 	}
-	specs := cmddoc.KeySpecs[cmd.Name]
-	movable, found := false, false
-	prevLast := uint32(0)
+	_, _, _, movable := legacyKeyRange(cmddoc.KeySpecs[cmd.Name])
+	return movable
+}
+
+// legacyKeyRange returns the first key, last key and step COMMAND shows for a command with key
+// specifications specs, as Redis 7.0 derives them (populateCommandLegacyRangeSpec): a single
+// index-and-range specification as it is; otherwise the index-and-range specifications of step 1
+// that follow each other, merged. movable is set when some specification is left out or is
+// incomplete.
+func legacyKeyRange(specs []cmddoc.KeySpec) (first, last, step int, movable bool) {
+	if len(specs) == 1 && specs[0].Begin == "index" && specs[0].Find == "range" {
+		s := &specs[0]
+		last = s.LastKey
+		if last >= 0 {
+			last += s.Index
+		}
+		return s.Index, last, s.KeyStep, specFlag(s, "incomplete")
+	}
+	firstKey, lastKey, prevLast := -1, uint32(0), uint32(0)
 	for i := range specs {
 		s := &specs[i]
-		switch {
-		case s.Begin != "index" || s.Find != "range":
-			movable = true
-			continue
-		case len(specs) > 1 && (s.KeyStep != 1 || prevLast != 0 && int(prevLast) != s.Index-1):
+		if s.Begin != "index" || s.Find != "range" || s.KeyStep != 1 || prevLast != 0 && int(prevLast) != s.Index-1 {
 			movable = true
 			continue
 		}
 		movable = movable || specFlag(s, "incomplete")
-		found = true
-		last := int32(s.LastKey)
-		if last >= 0 {
-			last += int32(s.Index)
+		if firstKey < 0 || s.Index < firstKey {
+			firstKey = s.Index
 		}
-		prevLast = max(prevLast, uint32(last))
+		abs := int32(s.LastKey)
+		if abs >= 0 {
+			abs += int32(s.Index)
+		}
+		lastKey = max(lastKey, uint32(abs))
+		prevLast = lastKey
 	}
-	return movable || len(specs) > 0 && !found
+	if firstKey < 0 {
+		return 0, 0, 0, movable || len(specs) > 0
+	}
+	return firstKey, int(int32(lastKey)), 1, movable
 }
 
 // commandACL returns the ACL categories of a command or subcommand ("@read", ...): Redis's
@@ -202,6 +219,9 @@ func writeCommandInfo(w *resp.Writer, cmd *Command) {
 	w.Int(int64(cmd.Arity))
 	flags := commandFlagNames(cmd)
 	first, last, step := cmd.FirstKey, cmd.LastKey, cmd.Step
+	if _, redis := cmddoc.Redis[cmd.Name]; redis {
+		first, last, step, _ = legacyKeyRange(cmddoc.KeySpecs[cmd.Name])
+	}
 	if len(cmd.Sub) > 0 {
 		// As in Redis 7, a container has no keys itself, nor flags unless it can be called
 		// without a subcommand (COMMAND): its subcommands carry them.
@@ -219,7 +239,11 @@ func writeCommandInfo(w *resp.Writer, cmd *Command) {
 	w.Int(int64(step))
 	writeACLAndTips(w, cmd.Name, cmd.Flags)
 	writeKeySpecs(w, cmd.Name)
-	w.Set(len(cmd.Sub))
+	if len(cmd.Sub) == 0 {
+		w.Set(0)
+	} else {
+		w.Array(len(cmd.Sub))
+	}
 	for _, s := range cmd.Sub {
 		full := cmd.Name + "|" + s
 		m := cmddoc.Redis[full]
@@ -277,7 +301,8 @@ func commandInfo(c *Ctx) {
 	}
 }
 
-// writeCommandDoc writes the COMMAND DOCS map of one command or subcommand.
+// writeCommandDoc writes the COMMAND DOCS map of one command or subcommand, its fields in
+// Redis's order.
 func writeCommandDoc(w *resp.Writer, name string, subs []string, parent string) {
 	m, known := cmddoc.Redis[name]
 	if !known {
@@ -286,12 +311,13 @@ func writeCommandDoc(w *resp.Writer, name string, subs []string, parent string) 
 			m.Group = cmddoc.Redis[parent].Group
 		}
 	}
+	d := cmddoc.Docs[name]
 	n := 3
-	if m.Complexity != "" {
-		n++
-	}
-	if len(subs) > 0 {
-		n++
+	for _, set := range []bool{m.Complexity != "", d.DocFlags != "", d.DeprecatedSince != "", d.ReplacedBy != "",
+		len(d.History) > 0, len(d.Args) > 0, len(subs) > 0} {
+		if set {
+			n++
+		}
 	}
 	w.Map(n)
 	w.BulkString("summary")
@@ -300,9 +326,25 @@ func writeCommandDoc(w *resp.Writer, name string, subs []string, parent string) 
 	w.BulkString(m.Since)
 	w.BulkString("group")
 	w.BulkString(m.Group)
-	if m.Complexity != "" {
-		w.BulkString("complexity")
-		w.BulkString(m.Complexity)
+	writeDocString(w, "complexity", m.Complexity)
+	if d.DocFlags != "" {
+		w.BulkString("doc_flags")
+		writeStatusSet(w, strings.Fields(d.DocFlags))
+	}
+	writeDocString(w, "deprecated_since", d.DeprecatedSince)
+	writeDocString(w, "replaced_by", d.ReplacedBy)
+	if len(d.History) > 0 {
+		w.BulkString("history")
+		w.Set(len(d.History))
+		for _, h := range d.History {
+			w.Array(2)
+			w.BulkString(h[0])
+			w.BulkString(h[1])
+		}
+	}
+	if len(d.Args) > 0 {
+		w.BulkString("arguments")
+		writeDocArgs(w, d.Args)
 	}
 	if len(subs) > 0 {
 		w.BulkString("subcommands")
@@ -311,6 +353,53 @@ func writeCommandDoc(w *resp.Writer, name string, subs []string, parent string) 
 			full := name + "|" + s
 			w.BulkString(full)
 			writeCommandDoc(w, full, nil, name)
+		}
+	}
+}
+
+// writeDocString writes one string field of a COMMAND DOCS map, when it is set.
+func writeDocString(w *resp.Writer, field, v string) {
+	if v != "" {
+		w.BulkString(field)
+		w.BulkString(v)
+	}
+}
+
+// writeDocArgs writes an argument tree of COMMAND DOCS: one map per argument, its fields in
+// Redis's order.
+func writeDocArgs(w *resp.Writer, args []cmddoc.Arg) {
+	w.Array(len(args))
+	for _, a := range args {
+		n := 2
+		for _, set := range []bool{a.KeySpec > 0, a.Token != "", a.Summary != "", a.Since != "",
+			a.DeprecatedSince != "", a.Flags != "", a.Type == "oneof" || a.Type == "block"} {
+			if set {
+				n++
+			}
+		}
+		w.Map(n)
+		writeDocString(w, "name", a.Name)
+		writeDocString(w, "type", a.Type)
+		if a.KeySpec > 0 {
+			w.BulkString("key_spec_index")
+			w.Int(int64(a.KeySpec - 1))
+		}
+		if a.Token != "" {
+			// Redis's command table holds each token inside C quotes, so MIGRATE's token of two
+			// quotes (the empty key) is answered as the empty string.
+			w.BulkString("token")
+			w.BulkString(strings.ReplaceAll(a.Token, `"`, ""))
+		}
+		writeDocString(w, "summary", a.Summary)
+		writeDocString(w, "since", a.Since)
+		writeDocString(w, "deprecated_since", a.DeprecatedSince)
+		if a.Flags != "" {
+			w.BulkString("flags")
+			writeStatusSet(w, strings.Fields(a.Flags))
+		}
+		if a.Type == "oneof" || a.Type == "block" {
+			w.BulkString("arguments")
+			writeDocArgs(w, a.Args)
 		}
 	}
 }

@@ -85,11 +85,11 @@ func ExecExclusive(cmd *Command, args [][]byte) bool {
 
 // ExecDeferred reports whether EXEC runs a queued command after its commit, outside its
 // transaction: commands without keys that read store-wide state under the store's own lock
-// (DBSIZE, INFO, COMPACT), which would wait forever for the lock EXEC holds. They see the
+// (DBSIZE, INFO), which would wait forever for the lock EXEC holds. They see the
 // whole transaction applied.
 func ExecDeferred(cmd *Command) bool {
 	switch cmd.Name {
-	case "dbsize", "info", "compact":
+	case "dbsize", "info":
 		return true
 	}
 	return false

@@ -107,7 +107,7 @@ func (sc *scriptCaller) ACLCheck(args [][]byte) (allowed, known bool) {
 }
 
 // scriptDenied lists the commands Redis 7.0 refuses in scripts (noscript) that Strata's table
-// may not flag as such, and INFO and COMPACT, which take the store lock a script holds.
+// may not flag as such, and INFO, which takes the store lock a script holds.
 var scriptDenied = map[string]bool{
 	"quit": true, "reset": true, "multi": true, "exec": true, "discard": true, "watch": true, "unwatch": true,
 	"subscribe": true, "psubscribe": true, "ssubscribe": true, "unsubscribe": true, "punsubscribe": true,
@@ -116,7 +116,7 @@ var scriptDenied = map[string]bool{
 	"role": true, "replicaof": true, "slaveof": true, "sync": true, "psync": true, "failover": true,
 	"bgrewriteaof": true, "bgsave": true, "save": true, "shutdown": true, "eval": true, "evalsha": true,
 	"eval_ro": true, "evalsha_ro": true, "fcall": true, "fcall_ro": true, "acl": true, "script": true,
-	"function": true, "client": true, "config": true, "hello": true, "auth": true, "compact": true, "info": true,
+	"function": true, "client": true, "config": true, "hello": true, "auth": true, "info": true,
 }
 
 func scriptForbidden(cmd *Command, args [][]byte) bool {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -192,6 +193,32 @@ func writeEntry(c *Ctx, id storage.StreamID, fv [][]byte) {
 // appendEntry appends an entry's reply, an array of its ID and of its fields and values
 // (the same bytes in RESP2 and RESP3), to dst.
 func appendEntry(dst []byte, id storage.StreamID, fv [][]byte) []byte {
+	dst = appendEntryHead(dst, id, len(fv))
+	for _, f := range fv {
+		dst = appendBulk(dst, f)
+	}
+	return dst
+}
+
+// appendEncodedEntry is appendEntry for fields and values in their stored encoding
+// (storage.StreamRangeEncoded).
+func appendEncodedEntry(dst []byte, id storage.StreamID, enc []byte) ([]byte, error) {
+	n, err := storage.StreamFieldCount(enc)
+	if err != nil {
+		return dst, fmt.Errorf("stream entry %s: %w", id, err)
+	}
+	dst = appendEntryHead(dst, id, n)
+	for len(enc) > 0 {
+		var f []byte
+		f, enc, _ = storage.NextStreamField(enc)
+		dst = appendBulk(dst, f)
+	}
+	return dst, nil
+}
+
+// appendEntryHead appends the start of an entry's reply: the array of two, the ID, and the
+// header of the array of n fields and values.
+func appendEntryHead(dst []byte, id storage.StreamID, n int) []byte {
 	var idb [41]byte
 	ids := id.Append(idb[:0])
 	dst = append(dst, "*2\r\n$"...)
@@ -199,16 +226,17 @@ func appendEntry(dst []byte, id storage.StreamID, fv [][]byte) []byte {
 	dst = append(dst, "\r\n"...)
 	dst = append(dst, ids...)
 	dst = append(dst, "\r\n*"...)
-	dst = appendSmall(dst, len(fv))
+	dst = appendSmall(dst, n)
+	return append(dst, "\r\n"...)
+}
+
+// appendBulk appends f as a bulk string.
+func appendBulk(dst, f []byte) []byte {
+	dst = append(dst, '$')
+	dst = appendSmall(dst, len(f))
 	dst = append(dst, "\r\n"...)
-	for _, f := range fv {
-		dst = append(dst, '$')
-		dst = appendSmall(dst, len(f))
-		dst = append(dst, "\r\n"...)
-		dst = append(dst, f...)
-		dst = append(dst, "\r\n"...)
-	}
-	return dst
+	dst = append(dst, f...)
+	return append(dst, "\r\n"...)
 }
 
 // appendSmall appends n in decimal, with a fast path for the one- and two-digit lengths of
@@ -247,12 +275,18 @@ func writeEntries(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool
 	c.W.Raw(headerRoom[:])
 	n := 0
 	var scratch []byte
-	err := c.Txn.StreamRange(m, start, end, rev, count, func(id storage.StreamID, fv [][]byte) bool {
+	var bad error
+	err := c.Txn.StreamRangeEncoded(m, start, end, rev, count, func(id storage.StreamID, enc []byte) bool {
+		if scratch, bad = appendEncodedEntry(scratch[:0], id, enc); bad != nil {
+			return false
+		}
 		n++
-		scratch = appendEntry(scratch[:0], id, fv)
 		c.W.Raw(scratch)
 		return true
 	})
+	if err == nil {
+		err = bad
+	}
 	if err != nil {
 		c.W.Truncate(at)
 		return err

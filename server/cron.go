@@ -104,7 +104,7 @@ func (s *Server) compactCron(spec *cronSpec) {
 				continue
 			}
 			last = minute
-			if s.store.StartCompact(-1) {
+			if s.store.StartCompact() {
 				s.log.Info("scheduled compaction started", "compact-cron", s.cfg.CompactCron)
 			}
 		}

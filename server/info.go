@@ -346,13 +346,13 @@ func infoPersistence(b *infoBuilder, s *Server, _ *Stats) {
 	b.kvi("rdb_last_bgsave_time_sec", dur)
 	b.kv("rdb_current_bgsave_time_sec", "-1")
 	b.kvi("backup_last_size", bi.Size)
-	// Every write goes to the journal (CONFIG GET appendonly answers yes); it needs no rewrite.
+	// Every write goes to the journal (CONFIG GET appendonly answers yes); BGREWRITEAOF compacts it.
 	writeStatus := "ok"
 	if s.store.WriteError() != nil {
 		writeStatus = "err"
 	}
 	b.kv("aof_enabled", "1")
-	b.kv("aof_rewrite_in_progress", "0")
+	b.kv("aof_rewrite_in_progress", boolDigit(s.store.CompactInfo().InProgress))
 	b.kv("aof_rewrite_scheduled", "0")
 	b.kv("aof_last_write_status", writeStatus)
 	b.kv("appendfsync", s.Config().AppendFsync)

@@ -15,7 +15,7 @@ import (
 
 // The latency monitor (LATENCY): per-command latency histograms, always on, and latency
 // events, the commands that took at least latency-monitor-threshold milliseconds ("command",
-// or "fast-command" for commands flagged fast), kept as the last latencySamples one-second
+// or "fast-command" for commands flagged fast) and the active expiry cycles ("expire-cycle"), kept as the last latencySamples one-second
 // samples per event as Redis keeps them.
 
 // latencyBuckets is the number of histogram buckets: bucket k counts the calls that took at
@@ -88,6 +88,14 @@ func (s *Server) latencyCall(cs *cmdStat, cmd *commands.Command, d time.Duration
 		name = "fast-command"
 	}
 	s.latencyEvent(name, ms)
+}
+
+// latencyExpireCycle is the store's SetOnExpireCycle hook: an active expiry cycle that took at
+// least latency-monitor-threshold is an expire-cycle event.
+func (s *Server) latencyExpireCycle(d time.Duration) {
+	if limit, ms := s.lat.threshold.Load(), d.Milliseconds(); limit > 0 && ms >= limit {
+		s.latencyEvent("expire-cycle", ms)
+	}
 }
 
 // latencyEvent adds a sample of ms milliseconds to the event called name.

@@ -77,7 +77,8 @@ func (s *Server) initTx() {
 	s.ke.Touch = s.touch
 	s.ke.SetClasses(notifyClasses(s.cfg))
 	s.store.SetOnExpire(s.onExpire)
-	s.store.SetOnExpireCommit(s.propagateExpired) // cron.go
+	s.store.SetOnExpireCommit(s.propagateExpired)  // cron.go
+	s.store.SetOnExpireCycle(s.latencyExpireCycle) // latency.go
 	s.setOutputLimit(s.cfg)
 	commands.EnableKeyEvents()
 }

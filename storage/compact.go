@@ -22,21 +22,11 @@ type compactState struct {
 	lastErr  atomic.Value // string
 }
 
-// StartCompact compacts logical database db (its metadata, expiry entries and the collection
-// sub-key range), or the whole keyspace when db is negative, in the background. It reports false
-// when a compaction is already running.
-func (s *Store) StartCompact(db int) bool {
+// StartCompact compacts the whole keyspace in the background. It reports false when a
+// compaction is already running.
+func (s *Store) StartCompact() bool {
 	if !s.compact.running.CompareAndSwap(false, true) {
 		return false
-	}
-	var ranges []util.Range
-	if db < 0 {
-		ranges = []util.Range{{}}
-	} else {
-		s.global.RLock()
-		ranges = []util.Range{*util.BytesPrefix(metaPrefix(s.dbmap[db])), *util.BytesPrefix([]byte{tagData}),
-			*util.BytesPrefix([]byte{tagExpire})}
-		s.global.RUnlock()
 	}
 	s.wg.Add(1)
 	go func() {
@@ -44,17 +34,14 @@ func (s *Store) StartCompact(db int) bool {
 		defer s.compact.running.Store(false)
 		start := time.Now()
 		msg := ""
-		for _, r := range ranges {
-			if err := s.db().CompactRange(r); err != nil {
-				msg = err.Error()
-				s.log.Error("compaction failed", "err", err)
-				break
-			}
+		if err := s.db().CompactRange(util.Range{}); err != nil {
+			msg = err.Error()
+			s.log.Error("compaction failed", "err", err)
 		}
 		s.compact.lastNano.Store(int64(time.Since(start)))
 		s.compact.lastErr.Store(msg)
 		s.compact.runs.Add(1)
-		s.log.Info("compaction finished", "db", db, "duration", time.Since(start))
+		s.log.Info("compaction finished", "duration", time.Since(start))
 	}()
 	return true
 }

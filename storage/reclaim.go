@@ -68,7 +68,21 @@ func (s *Store) expireLoop() {
 				break
 			}
 		}
+		if fn := s.onExpireCycle.Load(); fn != nil {
+			(*fn)(time.Since(start))
+		}
 	}
+}
+
+// SetOnExpireCycle installs fn, which the active expiry cycle calls at the end of every cycle
+// that ran with the time it took: the server's latency monitor records the slow ones as the
+// expire-cycle event. nil removes it.
+func (s *Store) SetOnExpireCycle(fn func(d time.Duration)) {
+	if fn == nil {
+		s.onExpireCycle.Store(nil)
+		return
+	}
+	s.onExpireCycle.Store(&fn)
 }
 
 // ExpireStep deletes up to max keys whose expiry time has passed and returns how many index

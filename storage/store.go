@@ -62,6 +62,7 @@ type Store struct {
 	idHigh uint64
 
 	onExpireCommit atomic.Pointer[func(db int, key []byte)] // SetOnExpireCommit (expired.go)
+	onExpireCycle  atomic.Pointer[func(d time.Duration)]    // SetOnExpireCycle (reclaim.go)
 	expireByMaster atomic.Bool                              // SetExpireByMaster (expired.go)
 
 	unsynced  atomic.Bool // a commit happened since the last journal sync

@@ -218,12 +218,12 @@ func EncodeStreamFields(dst []byte, fv [][]byte) []byte {
 // DecodeStreamFields splits an entry record into its fields and values, aliasing b.
 func DecodeStreamFields(b []byte, dst [][]byte) ([][]byte, error) {
 	for len(b) > 0 {
-		n, w := binary.Uvarint(b)
-		if w <= 0 || uint64(len(b)-w) < n {
+		f, rest, ok := NextStreamField(b)
+		if !ok {
 			return dst, errCorrupt
 		}
-		dst = append(dst, b[w:w+int(n)])
-		b = b[w+int(n):]
+		dst = append(dst, f)
+		b = rest
 	}
 	return dst, nil
 }
@@ -381,6 +381,25 @@ func lpStrSize(s []byte) uint64 {
 // from end down), until fn returns false or count entries (0: no bound) were seen. fields is
 // valid during the call only.
 func (t *Txn) StreamRange(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, fields [][]byte) bool) error {
+	var fv [][]byte
+	var derr error
+	err := t.StreamRangeEncoded(m, start, end, rev, count, func(e StreamID, enc []byte) bool {
+		if fv, derr = DecodeStreamFields(enc, fv[:0]); derr != nil {
+			derr = fmt.Errorf("%w: stream entry %s", derr, e)
+			return false
+		}
+		return fn(e, fv)
+	})
+	if derr != nil {
+		return derr
+	}
+	return err
+}
+
+// StreamRangeEncoded is StreamRange handing fn each entry's fields and values in their stored
+// encoding (EncodeStreamFields; NextStreamField reads them), so that a reply can be written
+// from it without splitting it first. enc is valid until fn returns.
+func (t *Txn) StreamRangeEncoded(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, enc []byte) bool) error {
 	if start.Cmp(end) > 0 || m.Size == 0 {
 		return nil
 	}
@@ -392,21 +411,37 @@ func (t *Txn) StreamRange(m *Meta, start, end StreamID, rev bool, count int64, f
 		hi = prefixEnd(DataKey(nil, m.ID, []byte{streamEntry}))
 	}
 	it := t.Iterate(lo, hi, rev)
-	var fv [][]byte
 	var seen int64
 	for it.Next() {
-		k := it.Key()
-		var err error
-		if fv, err = DecodeStreamFields(it.Value(), fv[:0]); err != nil {
-			it.Close()
-			return fmt.Errorf("%w: stream entry %x", err, k)
-		}
 		seen++
-		if !fn(readStreamID(k[DataPrefixLen+1:]), fv) || count > 0 && seen >= count {
+		if !fn(readStreamID(it.Key()[DataPrefixLen+1:]), it.Value()) || count > 0 && seen >= count {
 			break
 		}
 	}
 	return it.Close()
+}
+
+// StreamFieldCount returns the number of fields and values of an entry's encoding, after
+// checking that NextStreamField can read them all.
+func StreamFieldCount(enc []byte) (int, error) {
+	n := 0
+	for ; len(enc) > 0; n++ {
+		var ok bool
+		if _, enc, ok = NextStreamField(enc); !ok {
+			return 0, errCorrupt
+		}
+	}
+	return n, nil
+}
+
+// NextStreamField returns the first field or value of an entry's encoding and the rest of it;
+// ok is false when enc is empty or damaged.
+func NextStreamField(enc []byte) (f, rest []byte, ok bool) {
+	n, w := binary.Uvarint(enc)
+	if w <= 0 || uint64(len(enc)-w) < n {
+		return nil, nil, false
+	}
+	return enc[w : w+int(n)], enc[w+int(n):], true
 }
 
 // StreamGet returns the fields of entry e of stream m, ok false when it does not exist.

@@ -277,11 +277,11 @@ func (fs *fuzzServer) run(t *testing.T, input []byte) {
 }
 
 // fuzzExcluded lists the commands FuzzCommands leaves out: scripts may loop until killed,
-// SHUTDOWN, SAVE, BGSAVE and COMPACT act on the whole server or disk, and MIGRATE dials the
+// SHUTDOWN, SAVE, BGSAVE and BGREWRITEAOF act on the whole server or disk, and MIGRATE dials the
 // host its arguments name (commands.FuzzRestore covers RESTORE's payloads).
 var fuzzExcluded = map[string]bool{"eval": true, "eval_ro": true, "evalsha": true, "evalsha_ro": true,
 	"fcall": true, "fcall_ro": true, "function": true, "script": true, "shutdown": true,
-	"save": true, "bgsave": true, "compact": true, "migrate": true}
+	"save": true, "bgsave": true, "bgrewriteaof": true, "migrate": true}
 
 // fuzzCountArgs lists commands whose count argument sizes the reply with repetitions (a
 // negative count): FuzzCommands caps it, as the memory it would take is Redis's behaviour too.

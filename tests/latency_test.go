@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLatencyHistogram: LATENCY HISTOGRAM reports the calls of each command asked for (and of
@@ -83,5 +84,57 @@ func TestMemoryUsage(t *testing.T) {
 				t.Errorf("MEMORY STATS: %v %v", r, err)
 			}
 		})
+	}
+}
+
+// TestLatencyExpireCycle: an active expiry cycle that takes at least latency-monitor-threshold
+// is an expire-cycle event in LATENCY LATEST and HISTORY. Expiry is held off (DEBUG
+// SET-ACTIVE-EXPIRE 0) while 20,000 keys get a time to live of 1 ms, so the first cycle after
+// it is let go meets them all and steps for its whole time budget; a cycle with nothing to do is
+// no event.
+func TestLatencyExpireCycle(t *testing.T) {
+	t.Parallel()
+	c := dial(t, debugStrata(t, "yes"))
+	mustDo(t, c, "OK", "CONFIG", "SET", "latency-monitor-threshold", "20")
+	time.Sleep(300 * time.Millisecond) // idle cycles
+	mustDo(t, c, "(empty array)", "LATENCY", "HISTORY", "expire-cycle")
+	mustDo(t, c, "OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	const n = 20000
+	for i := 0; i < n; i += 1000 {
+		args := []string{"MSET"}
+		for j := i; j < i+1000; j++ {
+			args = append(args, fmt.Sprintf("k%d", j), "v")
+		}
+		mustDo(t, c, "OK", args...)
+	}
+	for i := 0; i < n; i++ {
+		if err := c.Send("PEXPIRE", fmt.Sprintf("k%d", i), "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if r, err := c.ReadReply(); err != nil || r.Int != 1 {
+			t.Fatalf("PEXPIRE: %v %v", r, err)
+		}
+	}
+	time.Sleep(5 * time.Millisecond)
+	mustDo(t, c, "OK", "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r, err := c.Do("LATENCY", "HISTORY", "expire-cycle")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Elems) > 0 {
+			if ms := r.Elems[0].Elems[1].Int; ms < 20 {
+				t.Errorf("expire-cycle sample of %d ms, under the threshold", ms)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no expire-cycle event")
+		}
+	}
+	if r, err := c.Do("LATENCY", "LATEST"); err != nil || !strings.Contains(r.String(), `"expire-cycle"`) {
+		t.Errorf("LATENCY LATEST: %v %v", r, err)
 	}
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,7 +39,8 @@ func TestTime(t *testing.T) {
 	}
 }
 
-// TestBgRewriteAOF: BGREWRITEAOF answers as Redis does; in Strata it compacts the journal.
+// TestBgRewriteAOF: BGREWRITEAOF answers as Redis does; in Strata it compacts the journal, and
+// INFO persistence shows aof_rewrite_in_progress:1 until the compaction has run.
 func TestBgRewriteAOF(t *testing.T) {
 	t.Parallel()
 	for _, inst := range servers(t) {
@@ -47,5 +49,24 @@ func TestBgRewriteAOF(t *testing.T) {
 		mustDo(t, c, "Background append only file rewriting started", "BGREWRITEAOF")
 		mustDo(t, c, "(error) ERR wrong number of arguments for 'bgrewriteaof' command", "BGREWRITEAOF", "x")
 		mustDo(t, c, "\"v\"", "GET", "k")
+		if inst.Server == nil {
+			continue
+		}
+		runs := inst.Server.Store().CompactInfo().Runs
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			r, err := c.Do("INFO", "persistence")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(r.Str, "aof_rewrite_in_progress:0") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("aof_rewrite_in_progress still 1: %s", r.Str)
+			}
+		}
+		if n := inst.Server.Store().CompactInfo().Runs; n != 1 || runs > 1 {
+			t.Errorf("compactions run: %d (before waiting %d), want 1", n, runs)
+		}
 	}
 }

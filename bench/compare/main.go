@@ -12,7 +12,7 @@
 //     then random GETs with p50/p99 latency
 //  4. the LevelDB/ForestDB point-operation test: 10,000 keys of 255-1022 random uppercase
 //     letters, 960-byte values; timed add, get, update to 1,920 bytes, delete; data size after
-//     the update and after COMPACT
+//     the update and after BGREWRITEAOF
 package main
 
 import (

@@ -209,10 +209,10 @@ func workload4(bin string) {
 				live = append(live, float64(lb))
 				time.Sleep(time.Second)
 				afterUpd = append(afterUpd, float64(dirSize(s.dir)))
-				c.do([]byte("COMPACT"))
+				c.do([]byte("BGREWRITEAOF"))
 				for i := 0; i < 600; i++ {
 					time.Sleep(100 * time.Millisecond)
-					if !strings.Contains(infoField(c, "strata_compaction_in_progress"), "1") {
+					if !strings.Contains(infoField(c, "aof_rewrite_in_progress"), "1") {
 						break
 					}
 				}
@@ -240,7 +240,7 @@ func workload4(bin string) {
 		a, b := med("strata", op.f), med("redis", op.f)
 		fmt.Printf("| %s | %.3f | %.3f | %.2f |\n", op.name, a, b, a/b)
 	}
-	fmt.Printf("\nStrata data directory: %s after the update, %s after COMPACT, for %s of live keys and values (%.2fx).\n\n",
+	fmt.Printf("\nStrata data directory: %s after the update, %s after BGREWRITEAOF, for %s of live keys and values (%.2fx).\n\n",
 		mib(int64(median(afterUpd))), mib(int64(median(afterCompact))), mib(int64(median(live))), median(afterCompact)/median(live))
 }
 
