@@ -66,11 +66,12 @@ type loopConn struct {
 	in   []byte   // bytes for the parser while detached
 	args [][]byte // ReadNextCommand's argument slice, reused
 
-	detached atomic.Bool // a goroutine serves it (runDetached)
-	closeReq atomic.Bool // Close was called: the owner flushes what it can and closes
-	done     bool        // closed and unregistered; owner only
-	outArmed bool        // EPOLLOUT is in the descriptor's events; loop only
-	pending  bool        // in the loop's dirty list
+	detached  atomic.Bool // a goroutine serves it (runDetached)
+	closeReq  atomic.Bool // Close was called: the owner flushes what it can and closes
+	done      bool        // closed and unregistered; owner only
+	outArmed  bool        // EPOLLOUT is in the descriptor's events; loop only
+	pending   bool        // in the loop's dirty list
+	softTimer bool        // a timer will post it when the soft output limit's seconds are up
 }
 
 var errLoopStopped = errors.New("event loop stopped")
@@ -232,6 +233,8 @@ func (l *eventLoop) runTasks() bool {
 		if c := lc.client(); c != nil && c.trk.pending.Load() {
 			l.s.takeInbox(c) // tracking.go: invalidations delivered from other goroutines
 		}
+		lc.softTimer = false
+		l.flush(lc) // pending output: the soft output limit's timer posts it
 		l.process(lc)
 	}
 	return stop
@@ -423,6 +426,11 @@ func (l *eventLoop) flush(lc *loopConn) {
 	if c := lc.client(); c != nil {
 		s.beforeReplies(c)
 	}
+	if s.panicHook != nil && !lc.writePoint() {
+		lc.out = lc.out[:0]
+		lc.closeReq.Store(true)
+		return
+	}
 	if g.cut.Load() {
 		lc.out = lc.out[:0] // limits.go: cut off by client-output-buffer-limit
 		lc.closeReq.Store(true)
@@ -457,9 +465,61 @@ func (l *eventLoop) flush(lc *loopConn) {
 	}
 	lc.out = lc.out[:copy(lc.out, lc.out[n:])]
 	g.queued = int64(len(lc.out)) // limits.go: unsent bytes count against the output limit
+	if l.overOutputLimit(lc) {
+		return
+	}
 	if !lc.outArmed {
 		l.arm(lc, true)
 	}
+}
+
+// overOutputLimit applies client-output-buffer-limit (class normal) to the replies the socket
+// has not taken: past the hard limit, or past the soft limit for longer than its seconds, the
+// client is closed. A timer posts the connection back when the soft seconds are up, so that a
+// client that reads nothing is closed then too.
+func (l *eventLoop) overOutputLimit(lc *loopConn) bool {
+	g, c := lc.g, lc.client()
+	if c == nil || c.ps.q != nil {
+		return false
+	}
+	lim := l.s.normalOutputLimit()
+	pending := int64(len(lc.out))
+	over := lim.Hard > 0 && pending >= lim.Hard
+	if !over && lim.Soft > 0 && pending >= lim.Soft {
+		now, span := time.Now(), time.Duration(lim.SoftSeconds)*time.Second
+		if g.softSince.IsZero() {
+			g.softSince = now
+		}
+		if now.Sub(g.softSince) > span {
+			over = true
+		} else if !lc.softTimer {
+			lc.softTimer = true
+			time.AfterFunc(g.softSince.Add(span+10*time.Millisecond).Sub(now), func() { l.post(lc) })
+		}
+	} else if !over {
+		g.softSince = time.Time{}
+	}
+	if !over {
+		return false
+	}
+	g.olim = lim
+	l.s.cutOutput(g, c, pending)
+	lc.out = nil
+	lc.closeReq.Store(true)
+	return true
+}
+
+// writePoint is the panic point of a write (panics.go); it reports false when a panic closed
+// the connection.
+func (lc *loopConn) writePoint() (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			lc.g.panicked(r, "writing replies", lc.out)
+			ok = false
+		}
+	}()
+	lc.l.s.panicPoint("write", lc.out)
+	return true
 }
 
 // arm sets whether the loop waits for lc's socket to take more output.
