@@ -315,19 +315,10 @@ func (l *eventLoop) process(lc *loopConn) {
 		if lc.closeReq.Load() {
 			break
 		}
-		if len(g.held) > 0 {
-			held := g.held
-			g.held = nil
-			if !lc.scan(held) {
-				l.finish(lc)
-				return
-			}
-			continue
-		}
-		if len(g.early) > 0 {
-			early := g.early
-			g.early = nil
-			if !lc.scan(early) {
+		// A request held until the commands before it ran (limits.go), then the bytes read
+		// while the client was blocked (blocking.go), as guardConn.Read takes them.
+		if next := takeBytes(&g.held, &g.early); next != nil {
+			if !lc.scan(next) {
 				l.finish(lc)
 				return
 			}
@@ -368,6 +359,18 @@ func (l *eventLoop) flushDirty() {
 		}
 	}
 	l.dirty = l.dirty[:0]
+}
+
+// takeBytes returns and clears the first non-empty slice of bufs, or nil.
+func takeBytes(bufs ...*[]byte) []byte {
+	for _, b := range bufs {
+		if len(*b) > 0 {
+			out := *b
+			*b = nil
+			return out
+		}
+	}
+	return nil
 }
 
 // runCommands runs the complete commands at the head of the guard's output. It reports false
