@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net"
 	"os"
 	"runtime"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/tidwall/redcon"
 	"golang.org/x/sys/unix"
-
-	"github.com/strata-db/strata/commands"
 )
 
 // With io-model loop (the default) plain TCP clients are served by a few event loops, each an
@@ -73,8 +70,6 @@ type loopConn struct {
 	pending   bool        // in the loop's dirty list
 	softTimer bool        // a timer will post it when the soft output limit's seconds are up
 }
-
-var errLoopStopped = errors.New("event loop stopped")
 
 // startLoops starts n event loops (GOMAXPROCS when n is 0) and the goroutine that accepts
 // connections from ln and hands each to a loop in turn.
@@ -387,30 +382,39 @@ func (l *eventLoop) runCommands(lc *loopConn) bool {
 		g.out = buf[:rest]
 	}()
 	for pos < len(buf) && !lc.closeReq.Load() {
-		complete, args, _, rest, err := redcon.ReadNextCommand(buf[pos:], lc.args[:0])
-		if err != nil {
-			lc.out = append(append(lc.out, "-ERR "...), err.Error()...)
-			lc.out = append(lc.out, '\r', '\n')
-			lc.closeReq.Store(true)
-			pos = len(buf)
-			return true
-		}
-		if !complete {
+		cmd, n := lc.nextCommand(buf[pos:])
+		if n == 0 {
 			break
 		}
-		lc.args = args[:0]
-		if s.needsGoroutine(lc.client(), args) {
+		if s.needsGoroutine(lc.client(), cmd.Args) {
 			g.out = append(g.out[:0:0], buf[pos:]...)
 			pos = len(buf)
 			l.detach(lc)
 			return false
 		}
-		end := len(buf) - len(rest)
-		cmd := redcon.Command{Raw: buf[pos:end], Args: args}
-		pos = end
+		pos += n
 		s.handle(lc, cmd)
 	}
 	return true
+}
+
+// nextCommand parses the first command in buf and returns it with the bytes it took, or 0
+// bytes when buf holds no complete command. A protocol error is answered as redcon answers it
+// and closes the connection: the rest of buf is taken.
+func (lc *loopConn) nextCommand(buf []byte) (redcon.Command, int) {
+	complete, args, _, rest, err := redcon.ReadNextCommand(buf, lc.args[:0])
+	if err != nil {
+		lc.out = append(append(lc.out, "-ERR "...), err.Error()...)
+		lc.out = append(lc.out, '\r', '\n')
+		lc.closeReq.Store(true)
+		return redcon.Command{}, 0
+	}
+	if !complete {
+		return redcon.Command{}, 0
+	}
+	lc.args = args[:0]
+	n := len(buf) - len(rest)
+	return redcon.Command{Raw: buf[:n], Args: args}, n
 }
 
 // flush writes lc's pending replies without waiting: what the socket does not take waits for
@@ -554,125 +558,6 @@ func (l *eventLoop) finish(lc *loopConn) {
 	l.s.closed(lc, nil)
 }
 
-// detach moves lc from the loop to a goroutine (runDetached).
-func (l *eventLoop) detach(lc *loopConn) {
-	l.flush(lc) // the goroutine writes what the socket did not take
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
-	delete(l.conns, lc.fd)
-	lc.outArmed = false
-	lc.detached.Store(true)
-	go l.s.runDetached(lc)
-}
-
-// needsGoroutine reports whether the command in args may wait, and so must not run in a loop:
-// a blocking command, WAIT, DEBUG (SLEEP), a script (which must not keep the loop from
-// answering BUSY), an EXEC that runs one, PSYNC and SYNC (which stream to the replica), and
-// any command while CLIENT PAUSE holds commands.
-func (s *Server) needsGoroutine(c *client, args [][]byte) bool {
-	if s.x.pauseUntil.Load() != 0 {
-		return true
-	}
-	cmd := commands.Lookup(args[0])
-	if cmd == nil {
-		return false
-	}
-	if cmd.Flags&commands.FlagBlocking != 0 || commands.IsScriptCommand(cmd) {
-		return true
-	}
-	switch cmd.Name {
-	case "wait", "waitaof", "debug", "psync", "sync", "shutdown":
-		return true
-	case "exec":
-		return c != nil && runsScript(c.tx.queue)
-	}
-	return false
-}
-
-// runDetached serves a detached connection on its own goroutine, with blocking reads and writes
-// through the request guard as the goroutine path does, until it can go back to its loop.
-func (s *Server) runDetached(lc *loopConn) {
-	g := lc.g
-	lc.in = append(lc.in[:0], g.out...)
-	g.out = g.out[:0]
-	buf := make([]byte, 16<<10)
-	for {
-		pos := 0
-		for pos < len(lc.in) && !lc.closeReq.Load() {
-			complete, args, _, rest, err := redcon.ReadNextCommand(lc.in[pos:], lc.args[:0])
-			if err != nil {
-				lc.out = append(append(lc.out, "-ERR "...), err.Error()...)
-				lc.out = append(lc.out, '\r', '\n')
-				lc.closeReq.Store(true)
-				break
-			}
-			if !complete {
-				break
-			}
-			lc.args = args[:0]
-			end := len(lc.in) - len(rest)
-			cmd := redcon.Command{Raw: lc.in[pos:end], Args: args}
-			pos = end
-			s.handle(lc, cmd)
-		}
-		lc.in = lc.in[:copy(lc.in, lc.in[pos:])]
-		if lc.flushBlocking() != nil || lc.closeReq.Load() {
-			s.finishDetached(lc)
-			return
-		}
-		if s.canHandBack(lc) {
-			g.out = append(append(g.out[:0:0], lc.in...), g.out...)
-			lc.in = lc.in[:0]
-			if c := lc.client(); c != nil && c.ps.q == nil {
-				lc.sock.release() // no writer goroutine uses the socket
-			}
-			lc.detached.Store(false)
-			lc.l.post(lc)
-			return
-		}
-		n, err := g.Read(buf)
-		lc.in = append(lc.in, buf[:n]...)
-		if err != nil {
-			s.finishDetached(lc)
-			return
-		}
-	}
-}
-
-// canHandBack reports whether a detached connection can go back to its loop: nothing waits,
-// the guard holds no bytes read meanwhile, and the client is not a replica link.
-func (s *Server) canHandBack(lc *loopConn) bool {
-	c := lc.client()
-	if c == nil || c.x.killed.Load() || c.Quit || c.rep.Load() != nil || s.x.pauseUntil.Load() != 0 {
-		return false
-	}
-	g := lc.g
-	return len(g.held) == 0 && len(g.early) == 0 && !g.overQuery && g.failure == ""
-}
-
-// finishDetached closes a detached connection from its goroutine.
-func (s *Server) finishDetached(lc *loopConn) {
-	if lc.done {
-		return
-	}
-	lc.done = true
-	lc.sock.closeFD()
-	s.closed(lc, nil)
-}
-
-// flushBlocking writes lc's pending replies through the request guard, waiting for the socket
-// (the goroutine path's write: journal flush, output limits).
-func (lc *loopConn) flushBlocking() error {
-	if len(lc.out) == 0 {
-		return nil
-	}
-	_, err := lc.g.Write(lc.out) // guardConn.write calls beforeReplies
-	lc.out = lc.out[:0]
-	if cap(lc.out) > largeReply {
-		lc.out = nil
-	}
-	return err
-}
-
 // stopLoops stops the event loops: their connections are closed.
 func (s *Server) stopLoops() {
 	for _, l := range s.loops {
@@ -709,41 +594,4 @@ func (lc *loopConn) notifyClosed() {
 func (lc *loopConn) client() *client {
 	c, _ := lc.ctx.(*client)
 	return c
-}
-
-// The redcon.Conn methods handle and the code it calls use.
-
-func (lc *loopConn) RemoteAddr() string { return lc.g.RemoteAddr().String() }
-
-// Close asks the connection's owner to close it once the replies gathered so far are written.
-func (lc *loopConn) Close() error {
-	lc.notifyClosed()
-	return nil
-}
-
-func (lc *loopConn) WriteError(msg string) {
-	lc.out = append(append(append(lc.out, '-'), msg...), '\r', '\n')
-}
-func (lc *loopConn) WriteString(str string) {
-	lc.out = append(append(append(lc.out, '+'), str...), '\r', '\n')
-}
-func (lc *loopConn) WriteBulk(bulk []byte)          { lc.out = redcon.AppendBulk(lc.out, bulk) }
-func (lc *loopConn) WriteBulkString(bulk string)    { lc.out = redcon.AppendBulkString(lc.out, bulk) }
-func (lc *loopConn) WriteInt(num int)               { lc.out = redcon.AppendInt(lc.out, int64(num)) }
-func (lc *loopConn) WriteInt64(num int64)           { lc.out = redcon.AppendInt(lc.out, num) }
-func (lc *loopConn) WriteUint64(num uint64)         { lc.out = redcon.AppendUint(lc.out, num) }
-func (lc *loopConn) WriteArray(count int)           { lc.out = redcon.AppendArray(lc.out, count) }
-func (lc *loopConn) WriteNull()                     { lc.out = redcon.AppendNull(lc.out) }
-func (lc *loopConn) WriteRaw(data []byte)           { lc.out = append(lc.out, data...) }
-func (lc *loopConn) WriteAny(v any)                 { lc.out = redcon.AppendAny(lc.out, v) }
-func (lc *loopConn) Context() any                   { return lc.ctx }
-func (lc *loopConn) SetContext(v any)               { lc.ctx = v }
-func (lc *loopConn) SetReadBuffer(int)              {}
-func (lc *loopConn) Detach() redcon.DetachedConn    { return nil } // never called: detach is runDetached
-func (lc *loopConn) ReadPipeline() []redcon.Command { return nil }
-func (lc *loopConn) PeekPipeline() []redcon.Command { return nil }
-func (lc *loopConn) NetConn() net.Conn              { return lc.g }
-func (lc *loopConn) WriteBulkFrom(n int64, rb io.Reader) {
-	b, _ := io.ReadAll(io.LimitReader(rb, n))
-	lc.out = redcon.AppendBulk(lc.out, b)
 }
