@@ -212,7 +212,7 @@ func (l *eventLoop) runTasks() bool {
 	l.tasks = nil
 	l.mu.Unlock()
 	for _, lc := range tasks {
-		if lc.done || lc.detached.Load() {
+		if lc.detached.Load() || lc.done {
 			continue
 		}
 		if l.conns[lc.fd] != lc {
