@@ -23,6 +23,8 @@ type Config struct {
 	MaxClients             int      // default 10000
 	Timeout                int      // idle client timeout seconds, 0 = never
 	TCPKeepAlive           int      // seconds, default 300
+	IOModel                string   // loop|goroutine: how client connections are served, default loop
+	IOLoops                int      // event loops of io-model loop, default 1; 0 = GOMAXPROCS
 	ProtoMaxBulkLen        int64    // default 512mb, min 1mb
 	ClientQueryBufferLimit int64    // default 1gb
 	AppendFsync            string   // always|everysec|no, default everysec
@@ -91,6 +93,8 @@ func Default() *Config {
 		MaxClients:             10000,
 		Timeout:                0,
 		TCPKeepAlive:           300,
+		IOModel:                "loop",
+		IOLoops:                1,
 		ProtoMaxBulkLen:        512 * mb,
 		ClientQueryBufferLimit: 1 * gb,
 		AppendFsync:            "everysec",
@@ -191,6 +195,12 @@ var directives = []*directive{
 	{Directive: Directive{"tcp-keepalive", "300", "TCP keepalive period in seconds; 0 disables"},
 		kind: kindInt, min: 0, max: math.MaxInt32,
 		field: func(c *Config) any { return &c.TCPKeepAlive }},
+	{Directive: Directive{"io-model", "loop", "how client connections are served: loop (a few event loops, each owning many connections) or goroutine (one goroutine per connection); read at start"},
+		kind: kindEnum, values: []string{"loop", "goroutine"},
+		field: func(c *Config) any { return &c.IOModel }},
+	{Directive: Directive{"io-loops", "1", "event loops of io-model loop, read at start; 0 means one per GOMAXPROCS"},
+		kind: kindInt, min: 0, max: 1024,
+		field: func(c *Config) any { return &c.IOLoops }},
 	{Directive: Directive{"proto-max-bulk-len", "512mb", "maximum size of one bulk string in a request (at least 1mb)"},
 		kind: kindSize, min: 1 * mb, max: math.MaxInt64,
 		field: func(c *Config) any { return &c.ProtoMaxBulkLen }},

@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 	want := map[string]string{
 		"bind": "127.0.0.1", "port": "6380", "dir": "./data", "databases": "16",
 		"loglevel": "notice", "logfile": "", "requirepass": "", "maxclients": "10000",
-		"timeout": "0", "tcp-keepalive": "300", "proto-max-bulk-len": "536870912",
+		"timeout": "0", "tcp-keepalive": "300", "io-model": "loop", "io-loops": "1", "proto-max-bulk-len": "536870912",
 		"client-query-buffer-limit": "1073741824", "appendfsync": "everysec", "appendonly": "yes", "save": "",
 		"metrics-addr": "127.0.0.1:9121", "leveldb-block-size": "4096",
 		"leveldb-write-buffer-size": "67108864", "leveldb-block-cache-size": "268435456",
@@ -71,7 +71,7 @@ func TestDefaults(t *testing.T) {
 
 func TestDirectivesOrder(t *testing.T) {
 	want := []string{"bind", "port", "dir", "databases", "loglevel", "logfile", "requirepass",
-		"maxclients", "timeout", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit",
+		"maxclients", "timeout", "tcp-keepalive", "io-model", "io-loops", "proto-max-bulk-len", "client-query-buffer-limit",
 		"appendfsync", "appendonly", "save", "metrics-addr", "leveldb-block-size", "leveldb-write-buffer-size",
 		"leveldb-block-cache-size", "leveldb-compression", "leveldb-max-open-files",
 		"leveldb-bloom-bits", "hz", "key-cache-size", "backup-dir", "compact-cron", "metrics-pprof",
@@ -304,6 +304,8 @@ var samples = map[string][]string{
 	"maxclients":                {"50"},
 	"timeout":                   {"60"},
 	"tcp-keepalive":             {"0"},
+	"io-model":                  {"goroutine"},
+	"io-loops":                  {"2"},
 	"proto-max-bulk-len":        {"2mb"},
 	"client-query-buffer-limit": {"2gb"},
 	"appendfsync":               {"always"},

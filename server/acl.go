@@ -68,7 +68,7 @@ func (s *Server) admit(conn redcon.Conn, c *client) bool {
 	if protectedRefuses(s.Config().ProtectedMode, s.acl.DefaultNopass(), conn.RemoteAddr()) {
 		s.stats.rejected.Add(1)
 		conn.WriteRaw([]byte(protectedModeError))
-		redcon.BaseWriter(conn).Flush()
+		flushConn(conn)
 		return false
 	}
 	c.Authed = s.acl.DefaultAuthed()

@@ -224,9 +224,7 @@ func (s *Server) waitBlocked(conn redcon.Conn, c *client) {
 		c.w.NullArray()
 		return
 	}
-	if bw := redcon.BaseWriter(conn); bw != nil {
-		bw.Flush() // replies to commands pipelined before this one
-	}
+	flushConn(conn) // replies to commands pipelined before this one
 	var expired <-chan time.Time
 	if w.timeout > 0 {
 		t := time.NewTimer(w.timeout)

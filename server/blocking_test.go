@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"sort"
 	"strconv"
@@ -18,20 +17,7 @@ import (
 
 func blockServer(t *testing.T) *Server {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Bind = []string{"127.0.0.1"}
-	cfg.Port = 0
-	cfg.Dir = t.TempDir()
-	cfg.MetricsAddr = ""
-	s, err := New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return modelServer(t, config.Default().IOModel) // evloop_test.go
 }
 
 // blockClient is a raw RESP connection.

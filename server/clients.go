@@ -170,6 +170,9 @@ func connFD(nc net.Conn) int {
 	if g, ok := nc.(*guardConn); ok {
 		nc = g.Conn
 	}
+	if sc, ok := nc.(*sockConn); ok { // evloop_sock.go
+		return sc.fd
+	}
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return -1

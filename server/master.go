@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/replication"
 	"github.com/strata-db/strata/storage"
@@ -319,9 +317,7 @@ func (s *Server) Sync(ctx *commands.Ctx, psync bool) {
 	l := s.linkOf(c)
 	l.serving.Store(true)
 	s.startFeeding()
-	if bw := redcon.BaseWriter(c.conn); bw != nil {
-		bw.Flush() // what the replica was answered before goes first
-	}
+	flushConn(c.conn) // what the replica was answered before goes first
 	s.serveReplica(l, psync, id, offset)
 	c.x.killed.Store(true)
 	c.conn.NetConn().Close()

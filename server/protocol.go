@@ -69,6 +69,18 @@ type guardConn struct {
 
 	scanning []byte // the bytes being scanned, for the log record of a panic (panics.go)
 	broken   bool   // a panic was recovered: the connection is closed
+
+	lc *loopConn // evloop.go: the loop connection this guard belongs to, nil on the goroutine path
+}
+
+// Close closes the socket; the event loop that serves the connection, if one does, then frees
+// the client (evloop.go).
+func (g *guardConn) Close() error {
+	err := g.Conn.Close()
+	if g.lc != nil {
+		g.lc.notifyClosed()
+	}
+	return err
 }
 
 const (
@@ -206,6 +218,9 @@ func (g *guardConn) write(p []byte) (int, error) {
 	}
 	if g.cut.Load() {
 		return 0, errOutputLimit // limits.go: cut off by client-output-buffer-limit
+	}
+	if c := g.owner; c != nil && c.ps.q == nil {
+		g.srv.beforeReplies(c)
 	}
 	// What these replies acknowledge reaches the journal file first (storage/journal.go);
 	// if it cannot, the connection is closed rather than acknowledge a write the file lacks.

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/internal/glob"
@@ -59,9 +57,7 @@ func (s *Server) ensureQueue(c *client) *outQueue {
 	if c.ps.q != nil {
 		return c.ps.q
 	}
-	if bw := redcon.BaseWriter(c.conn); bw != nil {
-		bw.Flush()
-	}
+	flushConn(c.conn)
 	q := &outQueue{nc: c.conn.NetConn(), holdAt: -1}
 	q.cond = sync.NewCond(&q.mu)
 	q.proto.Store(int32(c.Proto))

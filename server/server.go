@@ -64,6 +64,8 @@ type Server struct {
 	lat  latencyMonitor // latency.go: LATENCY
 	tls  tlsServer      // tls.go: the tls-port listener
 
+	loops []*eventLoop // evloop.go: io-model loop; nil with io-model goroutine
+
 	panicHook func(point string, input []byte) // panics.go: set by tests before Start
 }
 
@@ -169,9 +171,17 @@ func (s *Server) Start() error {
 		go s.compactCron(s.cron)
 	}
 	s.ln = &guardListener{Listener: ln, srv: s}
-	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
-	s.done = make(chan error, 1)
-	go func() { s.done <- s.rs.Serve(s.ln) }()
+	if s.cfg.IOModel == "goroutine" {
+		s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
+		s.done = make(chan error, 1)
+		go func() { s.done <- s.rs.Serve(s.ln) }()
+	} else if err := s.startLoops(s.ln, s.cfg.IOLoops); err != nil { // evloop.go
+		ln.Close()
+		s.closeTLS()
+		s.metrics.close()
+		s.store.Close()
+		return err
+	}
 	s.serveTLS() // tls.go: the same callbacks on the TLS listener
 	// replica.go: the replicaof directive
 	if err := s.resumeReplica(); err != nil {
@@ -222,6 +232,12 @@ func (s *Server) Close() error {
 		err = s.rs.Close()
 		<-s.done
 		s.done <- nil
+	} else if s.loops != nil { // evloop.go
+		err = s.ln.Close()
+		<-s.done
+		s.done <- nil
+		s.closeDetached()
+		s.stopLoops()
 	}
 	s.closeTLS() // tls.go
 	start := time.Now()
@@ -268,7 +284,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	if len(s.clients) >= s.Config().MaxClients {
 		s.stats.rejected.Add(1)
 		conn.WriteError("ERR max number of clients reached")
-		redcon.BaseWriter(conn).Flush()
+		flushConn(conn)
 		return false
 	}
 	c := &client{conn: conn}
@@ -303,6 +319,19 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.dropMonitor(c)  // monitor.go
 	s.dropPubSub(c)   // pubsub.go
 	s.dropTracking(c) // tracking.go
+}
+
+// beforeReplies is called before the replies of a connection's pass (the commands of one read,
+// a pipeline) are written to its socket; the replies are written after it returns.
+func (s *Server) beforeReplies(c *client) {}
+
+// flushConn writes what conn has gathered of its replies to the socket, waiting for it.
+func flushConn(conn redcon.Conn) {
+	if bw := redcon.BaseWriter(conn); bw != nil {
+		bw.Flush()
+	} else if lc, ok := conn.(*loopConn); ok {
+		lc.flushBlocking()
+	}
 }
 
 // largeReply is the reply size past which handle writes a reply to the socket directly and

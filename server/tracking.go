@@ -646,6 +646,9 @@ func (s *Server) deliver(c *client, msg []byte) {
 	if g, ok := c.conn.NetConn().(*guardConn); ok {
 		g.wakeFor.Store(c)
 		g.Conn.SetReadDeadline(time.Now())
+		if g.lc != nil {
+			g.lc.l.post(g.lc) // evloop.go: the loop takes the inbox
+		}
 	}
 }
 
