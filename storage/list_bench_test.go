@@ -1,19 +1,28 @@
 package storage
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 )
 
-// BenchmarkListLayout measures the two list operations redis-benchmark's list tests stress on
-// a 200,000-element list: LRANGE 0 99 (one transaction each) and LPUSH of one element. Run with:
+// BenchmarkListLayout measures the list operations redis-benchmark's list tests stress on a
+// 200,000-element list of short elements: LRANGE 0 99 and 0 599 (one transaction each), LPUSH
+// and LPOP of one element, for several list-max-listpack-size settings. Run with:
 // go test ./storage/ -run '^$' -bench BenchmarkListLayout -benchmem
 func BenchmarkListLayout(b *testing.B) {
+	for _, fill := range []int64{-2, -1, 256, 128, 64, 32} {
+		b.Run(fmt.Sprintf("fill=%d", fill), func(b *testing.B) { benchListLayout(b, fill) })
+	}
+}
+
+func benchListLayout(b *testing.B, fill int64) {
 	s, err := Open(Options{Dir: b.TempDir(), Databases: 1, DisableBackgrnd: true, BlockCache: 8 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
+	s.SetListFill(fill)
 	key := []byte("mylist")
 	keys := [][]byte{key}
 	vals := make([][]byte, 0, 1000)
