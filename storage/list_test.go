@@ -279,10 +279,10 @@ func TestListWrongTypeAndMissing(t *testing.T) {
 // TestListModel runs random operations against a naive slice model, with several operations
 // per transaction now and then, and checks the content and the store's invariants.
 // TestListModel runs random list operations against a slice model, with nodes of one and of
-// at most 3 entries (many nodes, operations crossing node boundaries) and of the default 8 KB
-// (one node).
+// at most 3 entries (many nodes, operations crossing node boundaries), of the default, and of
+// 8 KB (one node).
 func TestListModel(t *testing.T) {
-	for _, fill := range []int64{1, 3, DefaultListFill} {
+	for _, fill := range []int64{1, 3, DefaultListFill, -2} {
 		t.Run(fmt.Sprintf("fill=%d", fill), func(t *testing.T) {
 			s := listOpen(t)
 			s.SetListFill(fill)

@@ -20,8 +20,11 @@ import (
 // the entries per node (and the bytes at 8 KB), a negative one the bytes only, -1 to -5 being
 // 4, 8, 16, 32 and 64 KB. An element larger than the bound has a node of its own.
 
-// DefaultListFill is list-max-listpack-size's default: nodes of at most 8 KB.
-const DefaultListFill = -2
+// DefaultListFill is Strata's list-max-listpack-size default: nodes of at most 32 elements.
+// Redis's -2 (8 KB) makes every push and pop rewrite a node of up to 8 KB, a LevelDB write
+// that cost LPUSH and LPOP a third to two thirds of their throughput under redis-benchmark,
+// while 32 elements keep LRANGE 0 599 at about twenty point reads.
+const DefaultListFill = 32
 
 // listSafetyBytes bounds a node of a positive fill, as Redis does.
 const listSafetyBytes = 8192
