@@ -95,8 +95,12 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 	if err != nil {
 		return st, err
 	}
-	m.ID, m.Head, m.Tail = id, storage.ListMiddle, storage.ListMiddle
+	m.ID = id
 	st.ID = id
+	var lw *storage.ListWriter
+	if m.Type == storage.TypeList {
+		lw = txn.NewListWriter(id)
+	}
 	var kb []byte
 	staged := 0
 	for {
@@ -116,8 +120,7 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 		}
 		switch m.Type {
 		case storage.TypeList:
-			txn.PutData(storage.ListElemKey(id, m.Tail), e.Member)
-			m.Tail++
+			lw.Append(txn, e.Member)
 		case storage.TypeSet, storage.TypeHash:
 			kb = storage.DataKey(kb[:0], id, e.Member)
 			if err := putNew(txn, kb, e.Value); err != nil {
@@ -139,8 +142,8 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 	if m.Size == 0 {
 		return st, rdb.ErrEmptyKey
 	}
-	if m.Type != storage.TypeList {
-		m.Head, m.Tail = 0, 0
+	if lw != nil {
+		lw.Finish(txn, m)
 	}
 	return st, txn.PutMeta(key, m)
 }
@@ -224,10 +227,7 @@ func DumpValue(txn *storage.Txn, m *storage.Meta, w ValueSink) error {
 	var ierr error
 	switch m.Type {
 	case storage.TypeList:
-		it := txn.Iterate(storage.ListElemKey(m.ID, m.Head), storage.ListElemKey(m.ID, m.Tail), false)
-		for it.Next() && each(func() error { return w.Member(it.Value()) }) {
-		}
-		ierr = it.Close()
+		ierr = txn.ListEach(m, func(v []byte) bool { return each(func() error { return w.Member(v) }) })
 	case storage.TypeSet:
 		ierr = txn.SetEach(m, func(mem []byte) bool { return each(func() error { return w.Member(mem) }) })
 	case storage.TypeHash:

@@ -121,7 +121,8 @@ var inertDirectives = []*directive{
 	stored("zset-max-listpack-entries", "zset-max-ziplist-entries", "128", kindInt, 0, longMax),
 	stored("zset-max-listpack-value", "zset-max-ziplist-value", "64", kindSize, 0, longMax),
 	stored("set-max-intset-entries", "", "512", kindInt, 0, longMax),
-	stored("list-max-listpack-size", "list-max-ziplist-size", "-2", kindInt, intMin, intMax),
+	// 32, not Redis's -2: Strata rewrites a list's end node per push (storage.DefaultListFill).
+	stored("list-max-listpack-size", "list-max-ziplist-size", "32", kindInt, intMin, intMax),
 	stored("list-compress-depth", "", "0", kindInt, 0, intMax),
 	stored("hll-sparse-max-bytes", "", "3000", kindSize, 0, longMax),
 	stored("stream-node-max-bytes", "", "4096", kindSize, 0, longMax),

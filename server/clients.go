@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,7 @@ func (s *Server) liveConfig() *config.Config {
 // SetConfig replaces the running configuration (CONFIG SET). cfg must be a validated copy;
 // it is never modified afterwards. Directives read per use (requirepass, maxclients,
 // timeout) take effect at once; loglevel changes the logger's threshold, appendfsync the
-// store's policy.
+// store's policy, list-max-listpack-size its list nodes.
 func (s *Server) SetConfig(cfg *config.Config) error {
 	s.x.live.Store(cfg)
 	s.applySlowLogConfig(cfg) // slowlog.go
@@ -145,10 +146,21 @@ func (s *Server) SetConfig(cfg *config.Config) error {
 	s.applyTxConfig(cfg)      // multi.go: notify-keyspace-events, client-output-buffer-limit
 	s.trackApplyConfig(cfg)   // tracking.go: tracking-table-max-keys
 	s.store.SetFsync(cfg.AppendFsync)
+	s.applyListFill(cfg)
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}
 	return nil
+}
+
+// applyListFill hands list-max-listpack-size to the store, which bounds the list nodes it
+// writes by it.
+func (s *Server) applyListFill(cfg *config.Config) {
+	if v, ok := cfg.Get("list-max-listpack-size"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			s.store.SetListFill(n)
+		}
+	}
 }
 
 // registerClient fills the per-client state of a new connection.

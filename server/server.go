@@ -129,6 +129,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s.initReplication()
 	s.applySlowLogConfig(cfg)
 	s.applyLatencyConfig(cfg)
+	s.applyListFill(cfg)
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err

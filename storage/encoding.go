@@ -15,8 +15,9 @@ const (
 	tagGarbage = 'g'
 )
 
-// FormatVersion is the on-disk layout version written on first open.
-const FormatVersion = 1
+// FormatVersion is the on-disk layout version written on first open. Version 1 stored a list
+// element per record; opening such a directory converts its lists to nodes (listconvert.go).
+const FormatVersion = 2
 
 // metaVersion is the version byte at the head of every metadata value.
 const metaVersion = 1
@@ -77,12 +78,17 @@ type Meta struct {
 	// Value is a string's value. It may point into a buffer the caller does not own.
 	Value []byte
 
-	// ID, Size, Head and Tail describe a collection. Head and Tail are used by lists only:
-	// elements occupy indexes [Head, Tail).
+	// ID, Size, Head, Tail and Last describe a collection. Head, Tail and Last are used by
+	// lists only: elements occupy indexes [Head, Tail), in nodes of which the last starts at
+	// Last (listnode.go).
 	ID   uint64
 	Size uint64
 	Head uint64
 	Tail uint64
+	Last uint64
+
+	// legacy marks a list of format version 1, one element per record, which Open converts.
+	legacy bool
 
 	// X is a stream's state (stream.go); nil for the other types.
 	X *StreamMeta
@@ -105,6 +111,7 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
 		dst = binary.BigEndian.AppendUint64(dst, m.Head)
 		dst = binary.BigEndian.AppendUint64(dst, m.Tail)
+		dst = binary.BigEndian.AppendUint64(dst, m.Last)
 	case m.Type == TypeStream:
 		dst = binary.BigEndian.AppendUint64(dst, m.ID)
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
@@ -130,13 +137,16 @@ func decodeMeta(b []byte, m *Meta) error {
 		}
 		m.Enc, m.Value = rest[0], rest[1:]
 	case m.Type == TypeList:
-		if len(rest) != 32 {
+		if len(rest) != 40 && len(rest) != 32 {
 			return errCorrupt
 		}
 		m.ID = binary.BigEndian.Uint64(rest)
 		m.Size = binary.BigEndian.Uint64(rest[8:])
 		m.Head = binary.BigEndian.Uint64(rest[16:])
 		m.Tail = binary.BigEndian.Uint64(rest[24:])
+		if m.legacy = len(rest) == 32; !m.legacy {
+			m.Last = binary.BigEndian.Uint64(rest[32:])
+		}
 	case m.Type == TypeStream:
 		if len(rest) < 16 {
 			return errCorrupt

@@ -202,8 +202,9 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 		if mapped[phys] && m.Size == 0 && m.Type != TypeStream { // a stream may be empty
 			c.fail("key %q in keyspace %d is an empty %s", key, phys, m.Type)
 		}
-		if m.Type == TypeList && mapped[phys] && (m.Tail < m.Head || m.Tail-m.Head != m.Size) {
-			c.fail("list %q in keyspace %d: head %d, tail %d, size %d", key, phys, m.Head, m.Tail, m.Size)
+		if m.Type == TypeList && mapped[phys] && (m.Tail < m.Head || m.Tail-m.Head != m.Size ||
+			m.Last < m.Head || m.Last >= m.Tail || m.legacy) {
+			c.fail("list %q in keyspace %d: head %d, tail %d, last %d, size %d", key, phys, m.Head, m.Tail, m.Last, m.Size)
 		}
 		owners[m.ID] = &ownedMeta{phys: phys, key: string(key), m: m, mapped: mapped[phys]}
 	}
@@ -340,12 +341,15 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 	m := &o.m
 	switch m.Type {
 	case TypeList:
+		n, ok := listNodeCount(val)
 		if len(sub) != 8 {
 			s.bad(c, "list %q (object %d): sub-key %x is not an 8-byte index", o.key, id, sub)
 		} else if i := binary.BigEndian.Uint64(sub); i < m.Head || i >= m.Tail {
 			s.bad(c, "list %q (object %d): index %d outside [%d, %d)", o.key, id, i, m.Head, m.Tail)
+		} else if _, err := decodeListNode(val, nil); err != nil || !ok || n == 0 || i+n > m.Tail {
+			s.bad(c, "list %q (object %d): node at %d is malformed or runs past %d", o.key, id, i, m.Tail)
 		}
-		s.n++
+		s.n += n
 	case TypeHash:
 		s.n++
 	case TypeStream:

@@ -73,23 +73,12 @@ func invFill(t testing.TB, s *Store, db int, key string, typ Type, n int) *Meta 
 				}
 				return z.Save()
 			case TypeList:
-				m, err := tx.GetMetaOf(k, TypeList)
-				if err != nil {
-					return err
-				}
-				if m == nil {
-					id, err := tx.NewID()
-					if err != nil {
-						return err
-					}
-					m = &Meta{Type: TypeList, ID: id, Head: ListMiddle, Tail: ListMiddle}
-				}
+				var vals [][]byte
 				for i := done; i < end; i++ {
-					tx.PutData(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Tail)), []byte(fmt.Sprint(i)))
-					m.Tail++
-					m.Size++
+					vals = append(vals, []byte(fmt.Sprint(i)))
 				}
-				return tx.PutMeta(k, m)
+				_, err := tx.ListPush(k, vals, false, false)
+				return err
 			}
 			return fmt.Errorf("invFill: type %v", typ)
 		})

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,17 +8,20 @@ import (
 
 // Lists
 //
-// A list's metadata holds Head and Tail counters; its elements occupy the indexes [Head, Tail),
-// each at DataKey(id, BE64(index)). A new list starts with Head = Tail = ListMiddle, a push on
-// the left writes at Head-1, a push on the right at Tail. So an element's position is
-// index-Head: LINDEX is one point read and LRANGE one bounded iterator whose cost depends on
-// offset and count, never on the list's length. A list that becomes empty is deleted.
+// A list's metadata holds Head and Tail counters: its elements occupy the absolute indexes
+// [Head, Tail), packed in nodes keyed by the index of their first element (listnode.go). A new
+// list starts with Head = Tail = ListMiddle; a push on the left lowers Head and a push on the
+// right raises Tail, so an element's position is its index minus Head, and the node holding a
+// position is the one with the greatest start not above it. A list that becomes empty is
+// deleted.
 //
-// Middle operations keep the indexes contiguous. LINSERT and LREM move the elements on the
-// shorter side of the change (O(min(p, N-p)) writes, plus the scan that finds the position).
-// LTRIM deletes the trimmed indexes directly when they are fewer than the kept ones; otherwise
-// it copies the kept elements under a fresh object ID and queues the old one for the collector,
-// so its cost is O(min(trimmed, kept)) writes in the one batch.
+// Costs. A push or pop at either end reads and rewrites one node (the head node starts at
+// Head, the tail node at the metadata's Last). LINDEX and LSET read one node, found with one
+// reverse seek; LRANGE reads the nodes that hold the range, one point read each, so LRANGE 0 99
+// of a list of any length is usually one read. Middle operations (LINSERT, LREM) rewrite the
+// nodes they change and renumber the nodes on the shorter side of the change; LTRIM deletes the
+// trimmed nodes when they are fewer than the kept elements, else copies the kept elements under
+// a fresh object ID and queues the old one for the collector.
 
 // Errors of the list operations that have their own Redis reply.
 var (
@@ -34,21 +36,97 @@ func errListCorrupt(key []byte, want, got uint64) error {
 	return fmt.Errorf("%w: list %q has %d elements where %d were expected", errCorrupt, key, got, want)
 }
 
-// elemKey returns the LevelDB key of the element at absolute index i of list id.
+// errListNode reports a list whose node at index i is missing or malformed.
+func errListNode(key []byte, i uint64) error {
+	return fmt.Errorf("%w: list %q has no valid node at index %d", errCorrupt, key, i)
+}
+
+// elemKey returns the LevelDB key of the list node of list id that starts at absolute index i.
 func elemKey(dst []byte, id, i uint64) []byte {
 	dst = DataKey(dst, id, nil)
 	return binary.BigEndian.AppendUint64(dst, i)
 }
 
-// ListElemKey returns the LevelDB key of the element at absolute index i of list id.
-func ListElemKey(id, i uint64) []byte { return elemKey(nil, id, i) }
-
-// elemIndex returns the absolute index of an element key.
+// elemIndex returns the absolute index at which the node of a node key starts.
 func elemIndex(k []byte) uint64 { return binary.BigEndian.Uint64(k[DataPrefixLen:]) }
 
-// listIter iterates the elements at absolute indexes [from, to) of list id.
-func (t *Txn) listIter(id, from, to uint64, reverse bool) *Iter {
-	return t.Iterate(elemKey(nil, id, from), elemKey(nil, id, to), reverse)
+// listNode is a node read from a list: the index of its first element and its elements.
+type listNode struct {
+	start uint64
+	elems [][]byte
+}
+
+func (n *listNode) end() uint64 { return n.start + uint64(len(n.elems)) }
+
+// nodeRecord reads the record of the node of list m that starts at start.
+func (t *Txn) nodeRecord(key []byte, m *Meta, start uint64) ([]byte, error) {
+	v, ok, err := t.get(elemKey(nil, m.ID, start))
+	if err == nil && !ok {
+		err = errListNode(key, start)
+	}
+	return v, err
+}
+
+// nodeRecordAt returns the start and the record of the node of list m that holds absolute
+// index a (Head <= a < Tail). The record is the caller's.
+func (t *Txn) nodeRecordAt(key []byte, m *Meta, a uint64) (uint64, []byte, error) {
+	if a == m.Head || a >= m.Last {
+		start := m.Head
+		if a >= m.Last {
+			start = m.Last
+		}
+		v, err := t.nodeRecord(key, m, start)
+		return start, v, err
+	}
+	it := t.Iterate(elemKey(nil, m.ID, m.Head), elemKey(nil, m.ID, a+1), true)
+	var start uint64
+	var v []byte
+	err := errListNode(key, a)
+	if it.Next() {
+		start, v, err = elemIndex(it.Key()), append([]byte(nil), it.Value()...), nil
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return start, v, err
+}
+
+// decodeNode decodes record v of the node that starts at start, checking that it lies within
+// list m.
+func decodeNode(key []byte, m *Meta, start uint64, v []byte) (listNode, error) {
+	elems, err := decodeListNode(v, nil)
+	n := listNode{start, elems}
+	if err != nil || len(elems) == 0 || start < m.Head || n.end() > m.Tail {
+		return n, errListNode(key, start)
+	}
+	return n, nil
+}
+
+// listNode reads the node of list m that starts at start.
+func (t *Txn) listNode(key []byte, m *Meta, start uint64) (listNode, error) {
+	v, err := t.nodeRecord(key, m, start)
+	if err != nil {
+		return listNode{}, err
+	}
+	return decodeNode(key, m, start, v)
+}
+
+// listNodeAt reads the node of list m that holds absolute index a.
+func (t *Txn) listNodeAt(key []byte, m *Meta, a uint64) (listNode, error) {
+	start, v, err := t.nodeRecordAt(key, m, a)
+	if err != nil {
+		return listNode{}, err
+	}
+	n, err := decodeNode(key, m, start, v)
+	if err == nil && n.end() <= a {
+		err = errListNode(key, a)
+	}
+	return n, err
+}
+
+// putNode stages the node of list id that starts at start.
+func (t *Txn) putListNode(id, start uint64, elems [][]byte) {
+	t.put(elemKey(nil, id, start), encodeListNode(nil, elems))
 }
 
 // ListRangeIndexes resolves LRANGE/LTRIM-style start and stop (negative counts from the end)
@@ -102,21 +180,107 @@ func (t *Txn) ListPush(key []byte, vals [][]byte, left, onlyExisting bool) (int6
 		if err != nil {
 			return 0, err
 		}
-		m = &Meta{Type: TypeList, ID: id, Head: ListMiddle, Tail: ListMiddle}
+		m = &Meta{Type: TypeList, ID: id, Head: ListMiddle, Tail: ListMiddle, Last: ListMiddle}
 	}
-	var k []byte
-	for _, v := range vals {
-		if left {
-			m.Head--
-			k = elemKey(k[:0], m.ID, m.Head)
-		} else {
-			k = elemKey(k[:0], m.ID, m.Tail)
-			m.Tail++
-		}
-		t.put(k, v)
+	if len(vals) == 0 {
+		return int64(m.Size), nil
+	}
+	if left {
+		err = t.listPushLeft(key, m, vals)
+	} else {
+		err = t.listPushRight(key, m, vals)
+	}
+	if err != nil {
+		return 0, err
 	}
 	m.Size += uint64(len(vals))
 	return int64(m.Size), t.PutMeta(key, m)
+}
+
+// listPushRight appends vals to the tail node of m while it has room, then to new nodes.
+func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
+	lim := t.s.listLimit()
+	cur := listNode{start: m.Tail}
+	size := 0
+	if m.Size > 0 {
+		v, err := t.nodeRecord(key, m, m.Last)
+		if err != nil {
+			return err
+		}
+		if cur, err = decodeNode(key, m, m.Last, v); err != nil {
+			return err
+		}
+		size = len(v)
+	}
+	dirty := false
+	for _, v := range vals {
+		sz := elemSize(v)
+		if !lim.fits(len(cur.elems), size, sz) {
+			if dirty {
+				t.putListNode(m.ID, cur.start, cur.elems)
+			}
+			cur, size = listNode{start: m.Tail}, 0
+		}
+		cur.elems = append(cur.elems, v)
+		size += sz
+		m.Tail++
+		dirty = true
+	}
+	t.putListNode(m.ID, cur.start, cur.elems)
+	m.Last = cur.start
+	return nil
+}
+
+// listPushLeft prepends vals, one by one, to the head node of m while it has room, then to
+// new nodes. A node's key is the index of its first element, so the head node moves.
+func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) error {
+	lim := t.s.listLimit()
+	var old listNode // the stored head node
+	stored, isLast := m.Size > 0, true
+	size := 0
+	if stored {
+		v, err := t.nodeRecord(key, m, m.Head)
+		if err != nil {
+			return err
+		}
+		if old, err = decodeNode(key, m, m.Head, v); err != nil {
+			return err
+		}
+		size, isLast = len(v), m.Head == m.Last
+	}
+	var front [][]byte // the new elements of the node being filled, in push order
+	flush := func() {
+		if stored {
+			t.del(elemKey(nil, m.ID, old.start))
+		}
+		b := binary.AppendUvarint(nil, uint64(len(front)+len(old.elems)))
+		for i := len(front) - 1; i >= 0; i-- {
+			b = binary.AppendUvarint(b, uint64(len(front[i])))
+			b = append(b, front[i]...)
+		}
+		for _, e := range old.elems {
+			b = binary.AppendUvarint(b, uint64(len(e)))
+			b = append(b, e...)
+		}
+		t.put(elemKey(nil, m.ID, m.Head), b)
+		if isLast {
+			m.Last = m.Head
+		}
+	}
+	for _, v := range vals {
+		sz := elemSize(v)
+		if !lim.fits(len(front)+len(old.elems), size, sz) {
+			if len(front) > 0 {
+				flush()
+			}
+			old, front, size, stored, isLast = listNode{}, front[:0], 0, false, false
+		}
+		front = append(front, v)
+		size += sz
+		m.Head--
+	}
+	flush()
+	return nil
 }
 
 // ListPop removes and returns up to count elements from the left or the right of the list at
@@ -126,66 +290,70 @@ func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	if err != nil || m == nil || count <= 0 {
 		return nil, err
 	}
-	n := uint64(count)
-	if n > m.Size {
-		n = m.Size
-	}
+	n := min(uint64(count), m.Size)
 	out := make([][]byte, 0, n)
-	var k []byte
-	if n == 1 {
-		i := m.Head
-		if !left {
-			i = m.Tail - 1
-		}
-		k = elemKey(k, m.ID, i)
-		v, ok, err := t.get(k)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, errListCorrupt(key, 1, 0)
-		}
-		out = append(out, append([]byte(nil), v...))
+	if left {
+		err = t.listPopLeft(key, m, n, &out)
 	} else {
-		var it *Iter
-		if left {
-			it = t.listIter(m.ID, m.Head, m.Head+n, false)
-		} else {
-			it = t.listIter(m.ID, m.Tail-n, m.Tail, true)
-		}
-		var buf []byte
-		var ends []int
-		for it.Next() {
-			buf = append(buf, it.Value()...)
-			ends = append(ends, len(buf))
-		}
-		if err := it.Close(); err != nil {
-			return nil, err
-		}
-		if uint64(len(ends)) != n {
-			return nil, errListCorrupt(key, n, uint64(len(ends)))
-		}
-		prev := 0
-		for _, e := range ends {
-			out = append(out, buf[prev:e:e])
-			prev = e
-		}
+		err = t.listPopRight(key, m, n, &out)
 	}
-	for j := uint64(0); j < n; j++ {
-		if left {
-			k = elemKey(k[:0], m.ID, m.Head)
-			m.Head++
-		} else {
-			m.Tail--
-			k = elemKey(k[:0], m.ID, m.Tail)
-		}
-		t.del(k)
+	if err != nil {
+		return nil, err
 	}
 	m.Size -= n
 	if m.Size == 0 {
 		return out, t.PutMeta(key, nil)
 	}
 	return out, t.PutMeta(key, m)
+}
+
+func (t *Txn) listPopLeft(key []byte, m *Meta, n uint64, out *[][]byte) error {
+	for uint64(len(*out)) < n {
+		node, err := t.listNode(key, m, m.Head)
+		if err != nil {
+			return err
+		}
+		take := min(n-uint64(len(*out)), uint64(len(node.elems)))
+		for _, e := range node.elems[:take] {
+			*out = append(*out, append([]byte(nil), e...))
+		}
+		t.del(elemKey(nil, m.ID, m.Head))
+		m.Head += take
+		if take < uint64(len(node.elems)) {
+			t.putListNode(m.ID, m.Head, node.elems[take:])
+			if node.start == m.Last {
+				m.Last = m.Head
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Txn) listPopRight(key []byte, m *Meta, n uint64, out *[][]byte) error {
+	node, err := t.listNode(key, m, m.Last)
+	for err == nil {
+		k := uint64(len(node.elems))
+		take := min(n-uint64(len(*out)), k)
+		for i := k; i > k-take; i-- {
+			*out = append(*out, append([]byte(nil), node.elems[i-1]...))
+		}
+		m.Tail -= take
+		if take < k {
+			t.putListNode(m.ID, node.start, node.elems[:k-take])
+			return nil
+		}
+		t.del(elemKey(nil, m.ID, node.start))
+		if m.Tail == m.Head {
+			return nil
+		}
+		if node, err = t.listNodeAt(key, m, m.Tail-1); err == nil {
+			m.Last = node.start
+			if uint64(len(*out)) == n {
+				return nil
+			}
+		}
+	}
+	return err
 }
 
 // ListIndex returns the element at position index of the list at key (negative counts from the
@@ -211,11 +379,16 @@ func (t *Txn) listIndexOf(key []byte, m *Meta, index int64) ([]byte, bool, error
 	if index < 0 || index >= size {
 		return nil, false, nil
 	}
-	v, ok, err := t.get(elemKey(nil, m.ID, m.Head+uint64(index)))
-	if err == nil && !ok {
-		err = errListCorrupt(key, 1, 0)
+	a := m.Head + uint64(index)
+	start, v, err := t.nodeRecordAt(key, m, a)
+	if err != nil {
+		return nil, false, err
 	}
-	return v, ok, err
+	var elem []byte
+	if _, err := nodeElems(v, a-start, a-start+1, func(e []byte) { elem = e }); err != nil || elem == nil {
+		return nil, false, errListNode(key, start)
+	}
+	return elem, true, nil
 }
 
 // ListSet replaces the element at position index (negative counts from the end). It returns
@@ -235,15 +408,24 @@ func (t *Txn) ListSet(key []byte, index int64, val []byte) error {
 	if index < 0 || index >= size {
 		return ErrIndexOutOfRange
 	}
-	t.put(elemKey(nil, m.ID, m.Head+uint64(index)), val)
-	return nil
+	a := m.Head + uint64(index)
+	node, err := t.listNodeAt(key, m, a)
+	if err != nil {
+		return err
+	}
+	node.elems[a-node.start] = val
+	if err := t.listReplace(key, m, []uint64{node.start}, node.start, node.end(), node.elems); err != nil {
+		return err
+	}
+	return t.PutMeta(key, m)
 }
 
 // ListRange calls header once with the number of elements in positions start..stop of the list
 // at key (Redis's LRANGE rules: negative counts from the end, out-of-range clamps; 0 for a
-// missing key), then elem for each of them in order. It reads with one bounded iterator: the cost
-// is O(offset + count) seeks and reads, independent of the list's length. A wrong type returns
-// ErrWrongType before header is called. v is valid only during the call.
+// missing key), then elem for each of them in order. It reads the nodes that hold the range:
+// the cost is one seek to the first and one point read per node, independent of the list's
+// length. A wrong type returns ErrWrongType before header is called. v is valid only during
+// the call.
 func (t *Txn) ListRange(key []byte, start, stop int64, header func(n int), elem func(v []byte)) error {
 	m, err := t.ListMeta(key)
 	if err != nil {
@@ -258,301 +440,35 @@ func (t *Txn) ListRange(key []byte, start, stop int64, header func(n int), elem 
 		header(0)
 		return nil
 	}
-	n := uint64(hi - lo)
-	header(int(n))
-	if n == 1 {
-		v, ok, err := t.get(elemKey(nil, m.ID, m.Head+uint64(lo)))
-		if err == nil && !ok {
-			err = errListCorrupt(key, 1, 0)
+	header(int(hi - lo))
+	a, b := m.Head+uint64(lo), m.Head+uint64(hi)
+	at, v, err := t.nodeRecordAt(key, m, a)
+	for err == nil {
+		var n uint64
+		n, err = nodeElems(v, a-at, b-at, elem)
+		if err != nil || n == 0 || at+n > m.Tail || at+n <= a {
+			return errListNode(key, at)
 		}
+		if at+n >= b {
+			return nil
+		}
+		a, at = at+n, at+n
+		v, err = t.nodeRecord(key, m, at)
+	}
+	return err
+}
+
+// ListEach calls fn for each element of the list m, in order, until fn returns false. The
+// element is valid only during the call.
+func (t *Txn) ListEach(m *Meta, fn func(v []byte) bool) error {
+	it := t.Iterate(elemKey(nil, m.ID, m.Head), elemKey(nil, m.ID, m.Tail), false)
+	more := true
+	for more && it.Next() {
+		_, err := nodeElems(it.Value(), 0, ^uint64(0), func(e []byte) { more = more && fn(e) })
 		if err != nil {
-			return err
-		}
-		elem(v)
-		return nil
-	}
-	it := t.listIter(m.ID, m.Head+uint64(lo), m.Head+uint64(hi), false)
-	got := uint64(0)
-	for got < n && it.Next() {
-		elem(it.Value())
-		got++
-	}
-	if err := it.Close(); err != nil {
-		return err
-	}
-	if got != n {
-		return errListCorrupt(key, n, got)
-	}
-	return nil
-}
-
-// ListTrim keeps only positions start..stop of the list at key (LTRIM rules) and deletes the
-// list when nothing is kept. A missing key is left alone.
-//
-// Cost: deleting everything only rewrites the metadata (the collector reclaims the elements).
-// Otherwise, when the trimmed elements are no more than the kept ones, their keys are deleted in
-// the batch (blind deletes, no reads): O(trimmed). Else the kept elements are copied under a
-// fresh object ID and the old one is queued for the collector: O(kept).
-func (t *Txn) ListTrim(key []byte, start, stop int64) error {
-	m, err := t.ListMeta(key)
-	if err != nil || m == nil {
-		return err
-	}
-	lo, hi, ok := ListRangeIndexes(int64(m.Size), start, stop)
-	if !ok {
-		return t.PutMeta(key, nil)
-	}
-	kept := uint64(hi - lo)
-	trimmed := m.Size - kept
-	if trimmed == 0 {
-		return nil
-	}
-	newHead, newTail := m.Head+uint64(lo), m.Head+uint64(hi)
-	if trimmed <= kept {
-		var k []byte
-		for i := m.Head; i < newHead; i++ {
-			k = elemKey(k[:0], m.ID, i)
-			t.del(k)
-		}
-		for i := newTail; i < m.Tail; i++ {
-			k = elemKey(k[:0], m.ID, i)
-			t.del(k)
-		}
-		m.Head, m.Tail, m.Size = newHead, newTail, kept
-		return t.PutMeta(key, m)
-	}
-	id, err := t.NewID()
-	if err != nil {
-		return err
-	}
-	it := t.listIter(m.ID, newHead, newTail, false)
-	var k []byte
-	i := ListMiddle
-	for it.Next() {
-		k = elemKey(k[:0], id, i)
-		t.put(k, it.Value())
-		i++
-	}
-	if err := it.Close(); err != nil {
-		return err
-	}
-	if i-ListMiddle != kept {
-		return errListCorrupt(key, kept, i-ListMiddle)
-	}
-	nm := *m
-	nm.ID, nm.Head, nm.Tail, nm.Size = id, ListMiddle, ListMiddle+kept, kept
-	return t.PutMeta(key, &nm) // queues the old object ID for the collector
-}
-
-// ListRem removes the first count occurrences of val (count > 0 from the head, count < 0 from
-// the tail, 0 all) and returns how many it removed. A list left empty is deleted.
-//
-// Cost: one scan from the chosen end up to the last removal (the whole list when fewer than
-// |count| occurrences exist), then the surviving elements on the shorter side of the removed
-// span are moved over the gaps.
-func (t *Txn) ListRem(key []byte, count int64, val []byte) (int64, error) {
-	m, err := t.ListMeta(key)
-	if err != nil || m == nil {
-		return 0, err
-	}
-	limit := uint64(0) // 0: all
-	if count > 0 {
-		limit = uint64(count)
-	} else if count < 0 {
-		limit = uint64(-(count + 1)) + 1
-	}
-	// Positions (relative to Head) of the removed elements, in scan order.
-	var pos []uint64
-	it := t.listIter(m.ID, m.Head, m.Tail, count < 0)
-	for it.Next() {
-		if bytes.Equal(it.Value(), val) {
-			pos = append(pos, elemIndex(it.Key())-m.Head)
-			if limit != 0 && uint64(len(pos)) == limit {
-				break
-			}
+			it.Close()
+			return fmt.Errorf("%w: list object %d", err, m.ID)
 		}
 	}
-	if err := it.Close(); err != nil {
-		return 0, err
-	}
-	if len(pos) == 0 {
-		return 0, nil
-	}
-	if count < 0 {
-		for i, j := 0, len(pos)-1; i < j; i, j = i+1, j-1 {
-			pos[i], pos[j] = pos[j], pos[i]
-		}
-	}
-	removed := uint64(len(pos))
-	if removed == m.Size {
-		return int64(removed), t.PutMeta(key, nil)
-	}
-	if err := t.listCompact(m, pos); err != nil {
-		return 0, err
-	}
-	m.Size -= removed
-	return int64(removed), t.PutMeta(key, m)
-}
-
-// listCompact removes the elements at the ascending positions pos (relative to Head) from list
-// m by moving the surviving elements of the shorter side over the gaps, and updates m.Head or
-// m.Tail (not m.Size).
-func (t *Txn) listCompact(m *Meta, pos []uint64) error {
-	first, last := pos[0], pos[len(pos)-1]
-	var k []byte
-	if last+1 <= m.Size-first {
-		// Move the head side right: walk [Head, Head+last] backwards. Writes land on positions
-		// the iterator has already passed.
-		it := t.listIter(m.ID, m.Head, m.Head+last+1, true)
-		dst := m.Head + last
-		r := len(pos) - 1
-		for it.Next() {
-			i := elemIndex(it.Key())
-			if r >= 0 && i == m.Head+pos[r] {
-				r--
-				continue
-			}
-			if i != dst {
-				k = elemKey(k[:0], m.ID, dst)
-				t.put(k, it.Value())
-			}
-			dst--
-		}
-		if err := it.Close(); err != nil {
-			return err
-		}
-		newHead := dst + 1
-		for i := m.Head; i < newHead; i++ {
-			k = elemKey(k[:0], m.ID, i)
-			t.del(k)
-		}
-		m.Head = newHead
-		return nil
-	}
-	// Move the tail side left: walk [Head+first, Tail) forwards.
-	it := t.listIter(m.ID, m.Head+first, m.Tail, false)
-	dst := m.Head + first
-	r := 0
-	for it.Next() {
-		i := elemIndex(it.Key())
-		if r < len(pos) && i == m.Head+pos[r] {
-			r++
-			continue
-		}
-		if i != dst {
-			k = elemKey(k[:0], m.ID, dst)
-			t.put(k, it.Value())
-		}
-		dst++
-	}
-	if err := it.Close(); err != nil {
-		return err
-	}
-	for i := dst; i < m.Tail; i++ {
-		k = elemKey(k[:0], m.ID, i)
-		t.del(k)
-	}
-	m.Tail = dst
-	return nil
-}
-
-// ListInsert inserts val before or after the first occurrence of pivot (from the head) and
-// returns the new length, -1 when pivot is not found, and 0 when the key does not exist.
-//
-// Cost: a scan up to the pivot, then the elements on the shorter side of the insertion point
-// move by one.
-func (t *Txn) ListInsert(key []byte, before bool, pivot, val []byte) (int64, error) {
-	m, err := t.ListMeta(key)
-	if err != nil || m == nil {
-		return 0, err
-	}
-	found := false
-	var p uint64
-	it := t.listIter(m.ID, m.Head, m.Tail, false)
-	for it.Next() {
-		if bytes.Equal(it.Value(), pivot) {
-			found, p = true, elemIndex(it.Key())-m.Head
-			break
-		}
-	}
-	if err := it.Close(); err != nil {
-		return 0, err
-	}
-	if !found {
-		return -1, nil
-	}
-	q := p // position the new element takes
-	if !before {
-		q++
-	}
-	var k []byte
-	if q <= m.Size-q {
-		// Shift positions [0, q) one to the left.
-		it := t.listIter(m.ID, m.Head, m.Head+q, false)
-		for it.Next() {
-			k = elemKey(k[:0], m.ID, elemIndex(it.Key())-1)
-			t.put(k, it.Value())
-		}
-		if err := it.Close(); err != nil {
-			return 0, err
-		}
-		m.Head--
-		t.put(elemKey(k[:0], m.ID, m.Head+q), val)
-	} else {
-		// Shift positions [q, Size) one to the right, from the end.
-		it := t.listIter(m.ID, m.Head+q, m.Tail, true)
-		for it.Next() {
-			k = elemKey(k[:0], m.ID, elemIndex(it.Key())+1)
-			t.put(k, it.Value())
-		}
-		if err := it.Close(); err != nil {
-			return 0, err
-		}
-		t.put(elemKey(k[:0], m.ID, m.Head+q), val)
-		m.Tail++
-	}
-	m.Size++
-	return int64(m.Size), t.PutMeta(key, m)
-}
-
-// ListPos returns the positions of the elements equal to val, as LPOS does: rank (non-zero)
-// picks the rank-th match, counting from the tail when negative; count is the most positions to
-// return (0: all); maxlen bounds how many elements are compared (0: no bound). exists reports
-// whether the key exists.
-func (t *Txn) ListPos(key, val []byte, rank, count, maxlen int64) (positions []int64, exists bool, err error) {
-	m, err := t.ListMeta(key)
-	if err != nil || m == nil {
-		return nil, false, err
-	}
-	reverse := rank < 0
-	skip := rank - 1 // matches to pass over
-	if reverse {
-		skip = -rank - 1
-	}
-	lo, hi := m.Head, m.Tail
-	if maxlen > 0 && uint64(maxlen) < m.Size {
-		if reverse {
-			lo = m.Tail - uint64(maxlen)
-		} else {
-			hi = m.Head + uint64(maxlen)
-		}
-	}
-	it := t.listIter(m.ID, lo, hi, reverse)
-	for it.Next() {
-		if !bytes.Equal(it.Value(), val) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		positions = append(positions, int64(elemIndex(it.Key())-m.Head))
-		if count > 0 && int64(len(positions)) >= count {
-			break
-		}
-	}
-	if err := it.Close(); err != nil {
-		return nil, true, err
-	}
-	return positions, true, nil
+	return it.Close()
 }

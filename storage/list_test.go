@@ -278,8 +278,20 @@ func TestListWrongTypeAndMissing(t *testing.T) {
 
 // TestListModel runs random operations against a naive slice model, with several operations
 // per transaction now and then, and checks the content and the store's invariants.
+// TestListModel runs random list operations against a slice model, with nodes of one and of
+// at most 3 entries (many nodes, operations crossing node boundaries), of the default, and of
+// 8 KB (one node).
 func TestListModel(t *testing.T) {
-	s := listOpen(t)
+	for _, fill := range []int64{1, 3, DefaultListFill, -2} {
+		t.Run(fmt.Sprintf("fill=%d", fill), func(t *testing.T) {
+			s := listOpen(t)
+			s.SetListFill(fill)
+			listModel(t, s)
+		})
+	}
+}
+
+func listModel(t *testing.T, s *Store) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var model []string
 	key := []byte("k")
@@ -491,6 +503,7 @@ func listFill(t testing.TB, s *Store, key string, n int) *Meta {
 // trim keeping few elements copies them under a new object instead of deleting the rest.
 func TestListMiddleOpsMoveTheShorterSide(t *testing.T) {
 	s := listOpen(t)
+	s.SetListFill(16) // 63 nodes
 	m0 := listFill(t, s, "l", 1000)
 	meta := func() *Meta {
 		tx := s.Begin(0, listBytes("l"), false)
@@ -538,10 +551,11 @@ func TestListMiddleOpsMoveTheShorterSide(t *testing.T) {
 			t.Fatalf("element %d = %q", i, v)
 		}
 	}
-	// Trim keeping 10 of 1000: copied under a new ID, the old one goes to the collector.
+	// Trim keeping 10 of 1000: copied under a new ID (one node), the old one goes to the
+	// collector.
 	listTxn(t, s, "l", func(tx *Txn) error { return tx.ListTrim([]byte("l"), 500, 509) })
 	m := meta()
-	if m.ID == m0.ID || m.Size != 10 || listDataCount(t, s, m.ID) != 10 {
+	if m.ID == m0.ID || m.Size != 10 || listDataCount(t, s, m.ID) != 1 {
 		t.Fatalf("trim: id %d (was %d) size %d records %d", m.ID, m0.ID, m.Size, listDataCount(t, s, m.ID))
 	}
 	if err := CheckInvariants(s); err != nil {
@@ -553,10 +567,10 @@ func TestListMiddleOpsMoveTheShorterSide(t *testing.T) {
 	if n := listDataCount(t, s, m0.ID); n != 0 {
 		t.Fatalf("old object still has %d records after collection", n)
 	}
-	// Trim dropping one element deletes it in place.
+	// Trim dropping one element rewrites its node in place.
 	listTxn(t, s, "l", func(tx *Txn) error { return tx.ListTrim([]byte("l"), 1, -1) })
-	if m2 := meta(); m2.ID != m.ID || m2.Head != m.Head+1 || listDataCount(t, s, m.ID) != 9 {
-		t.Fatalf("small trim: id %d head %d records %d", m2.ID, int64(m2.Head-m.Head), listDataCount(t, s, m.ID))
+	if m2 := meta(); m2.ID != m.ID || m2.Size != 9 || listDataCount(t, s, m.ID) != 1 {
+		t.Fatalf("small trim: id %d size %d records %d", m2.ID, m2.Size, listDataCount(t, s, m.ID))
 	}
 	if fmt.Sprint(listRead(t, s, "l")) != "[501 502 503 504 505 506 507 508 509]" {
 		t.Fatalf("after trims: %v", listRead(t, s, "l"))

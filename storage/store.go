@@ -75,6 +75,7 @@ type Store struct {
 	vlog      *valueLog
 	disk      diskState // the end of this file: crash recovery, full disk and I/O errors
 	cache     *metaCache
+	fill      fillSetting // list-max-listpack-size (listnode.go)
 	openedAt  time.Time
 	closeOnce sync.Once
 	life      sync.Mutex // serialises Reload and Close
@@ -201,6 +202,7 @@ func (s *Store) startBackground() {
 // load reads or writes the system records.
 func (s *Store) load() error {
 	v, err := s.db().Get(sysFormat, nil)
+	convert := false
 	switch {
 	case err == leveldb.ErrNotFound:
 		empty, err := s.isEmpty()
@@ -215,8 +217,10 @@ func (s *Store) load() error {
 		}
 	case err != nil:
 		return err
+	case string(v) == strconv.Itoa(formatElementLists):
+		convert = true
 	case string(v) != strconv.Itoa(FormatVersion):
-		return fmt.Errorf("%w: data directory %s has format %q, this build reads %d", ErrUnknownFormat, s.opts.Dir, v, FormatVersion)
+		return fmt.Errorf("%w: data directory %s has format %q, this build reads %d and %d", ErrUnknownFormat, s.opts.Dir, v, formatElementLists, FormatVersion)
 	}
 	if v, err := s.db().Get(sysIDHigh, nil); err == nil && len(v) == 8 {
 		s.nextID = binary.BigEndian.Uint64(v)
@@ -248,6 +252,9 @@ func (s *Store) load() error {
 	for _, p := range s.dbmap {
 		v, _ := s.db().Get(counterKey(p), nil)
 		s.keys[p], s.expires[p] = decodeCounters(v)
+	}
+	if convert {
+		return s.convertLists() // listconvert.go
 	}
 	return nil
 }

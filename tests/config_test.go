@@ -14,6 +14,9 @@ var configDiffers = map[string]string{
 	"dir":        "each server has its own directory",
 	"bind":       "the test servers bind 127.0.0.1 (Redis's default is * -::*)",
 	"appendonly": "Strata journals every write; the reference server runs with appendonly no",
+	"list-max-listpack-size": "Strata's list nodes default to 32 elements, as a push rewrites " +
+		"the end node (storage.DefaultListFill)",
+	"list-max-ziplist-size": "the alias of list-max-listpack-size",
 }
 
 // TestConfigGetAll checks that CONFIG GET * answers every directive a redis-server 7.0
