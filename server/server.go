@@ -305,6 +305,20 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 	s.dropTracking(c) // tracking.go
 }
 
+// beforeReplies runs right before the replies of one pass over connection c (nil for a
+// connection not yet accepted) are written: the commits made so far, which those replies may
+// acknowledge or have read, go to LevelDB as one group and are synced as appendfsync asks
+// (storage/group.go), and the journal reaches its file. When nothing was committed since the
+// last flush it costs a few atomic loads. When the write fails, c is marked killed and the
+// error returned: the replies must not be sent, and the connection is closed.
+func (s *Server) beforeReplies(c *client) error {
+	err := s.store.Flush()
+	if err != nil && c != nil {
+		c.x.killed.Store(true)
+	}
+	return err
+}
+
 // largeReply is the reply size past which handle writes a reply to the socket directly and
 // drops the reply buffer afterwards.
 const largeReply = 1 << 20
