@@ -56,8 +56,9 @@ type clientExtra struct {
 	fd         int
 	lastActive atomic.Int64 // unix nanoseconds of the start of the last command
 	killed     atomic.Bool
-	blocked    atomic.Bool // waiting in a pause (or flagged by the blocking code)
-	monitor    atomic.Bool // in MONITOR mode (monitor.go)
+	blocked    atomic.Bool   // waiting in a pause (or flagged by the blocking code)
+	monitor    atomic.Bool   // in MONITOR mode (monitor.go)
+	flushed    atomic.Uint64 // the store's CommitSeq the replies sent so far depend on at most (beforeReplies)
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client

@@ -1,20 +1,18 @@
 package storage
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/syndtr/goleveldb/leveldb"
-	"github.com/syndtr/goleveldb/leveldb/comparer"
-	"github.com/syndtr/goleveldb/leveldb/iterator"
-	"github.com/syndtr/goleveldb/leveldb/memdb"
-	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // Group commit. A transaction's Commit does not write LevelDB: it appends its batch to the
-// store's pending group and indexes the records in the group's overlay, a sorted in-memory
-// map (goleveldb's memdb) whose values carry opPut or opDel, then releases its locks. Store.Flush
+// store's pending group and indexes the records in the group's overlay (overlay.go), whose
+// values carry opPut or opDel, then releases its locks. Store.Flush
 // writes the pending group with one DB.Write (one journal record, one fsync under appendfsync
 // always) before the server sends the replies that acknowledge it; so the commands of a
 // pipeline, and those of every other client meanwhile, share one LevelDB write.
@@ -44,32 +42,64 @@ import (
 // refuse writes until a probe write succeeds.
 type groupCommit struct {
 	mu       sync.Mutex
-	pend     *commitGroup // accepting commits; nil while nothing is pending
-	flushing *commitGroup // being written; nil while no write is under way
-	busy     atomic.Bool  // pend or flushing is set
-	val      []byte       // scratch for an overlay value, under mu
+	pend     *commitGroup  // accepting commits; nil while nothing is pending
+	flushing *commitGroup  // being written; nil while no write is under way
+	busy     atomic.Bool   // pend or flushing is set
+	seq      uint64        // commits added, ever
+	resolved atomic.Uint64 // every commit up to this number is written or lost
+	lost     []seqRange    // commits lost in failed writes (the latest few; older ones merged)
+	spare    struct {      // a retired group's batch, overlay and deltas, kept for the next group
+		batch  *leveldb.Batch
+		mem    *overlay
+		deltas []counterDelta
+	}
 }
 
 // commitGroup is the batch of the commits made between two LevelDB writes.
 type commitGroup struct {
 	batch   *leveldb.Batch
-	mem     *memdb.DB // the overlay: key -> opPut value, or opDel
+	mem     *overlay // the records by key (overlay.go)
+	iters   int      // iterators over mem taken (under groupCommit.mu): mem is not reused
 	deltas  []counterDelta
 	garbage bool
+	last    uint64        // the number of its latest commit
 	done    chan struct{} // closed once the group is written or has failed
 	err     error         // why the write failed; set before done is closed
 }
+
+// seqRange is the commits numbered first to last.
+type seqRange struct{ first, last uint64 }
+
+// maxLost bounds the lost ranges kept; beyond it the oldest two are merged.
+const maxLost = 16
 
 // maxPendingBytes bounds a pending group: a commit that leaves more pending writes the group
 // at once.
 const maxPendingBytes = 4 << 20
 
-func newCommitGroup() *commitGroup {
-	return &commitGroup{
-		batch: leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{GrowLimit: math.MaxInt32}),
-		mem:   memdb.New(comparer.DefaultComparer, 0),
-		done:  make(chan struct{}),
+// newGroup returns an empty group, with the batch and overlay of a retired one when there is
+// one. The caller holds mu.
+func (gc *groupCommit) newGroup() *commitGroup {
+	g := &commitGroup{done: make(chan struct{})}
+	if sp := &gc.spare; sp.batch != nil {
+		g.batch, g.mem, g.deltas = sp.batch, sp.mem, sp.deltas[:0]
+		sp.batch, sp.mem, sp.deltas = nil, nil, nil
+		return g
 	}
+	g.batch = leveldb.MakeBatchWithConfig(&leveldb.BatchConfig{GrowLimit: math.MaxInt32})
+	g.mem = new(overlay)
+	return g
+}
+
+// retire keeps the batch and overlay of g, which has left the overlay, for the next group,
+// unless an iterator may still read the overlay or they have grown large. The caller holds mu.
+func (gc *groupCommit) retire(g *commitGroup) {
+	if g.iters > 0 || g.mem.size() > maxPendingBytes || len(g.batch.Dump()) > maxPendingBytes {
+		return
+	}
+	g.batch.Reset()
+	g.mem.reset()
+	gc.spare.batch, gc.spare.mem, gc.spare.deltas = g.batch, g.mem, g.deltas
 }
 
 // add appends the records of a committed batch (Batch.Dump) and its counter deltas to the
@@ -80,24 +110,25 @@ func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool) int
 	defer gc.mu.Unlock()
 	g := gc.pend
 	if g == nil {
-		g = newCommitGroup()
+		g = gc.newGroup()
 		gc.pend = g
 		gc.busy.Store(true)
 	}
 	walkBatch(data, func(put bool, key, val []byte) {
 		if !put {
 			g.batch.Delete(key)
-			g.mem.Put(key, delMark)
+			g.mem.put(key, opDel, nil)
 			return
 		}
 		g.batch.Put(key, val)
-		gc.val = append(append(gc.val[:0], opPut), val...)
-		g.mem.Put(key, gc.val)
+		g.mem.put(key, opPut, val)
 	})
 	for _, d := range deltas {
 		g.addDelta(d)
 	}
 	g.garbage = g.garbage || garbage
+	gc.seq++
+	g.last = gc.seq
 	return len(g.batch.Dump())
 }
 
@@ -113,38 +144,40 @@ func (g *commitGroup) addDelta(d counterDelta) {
 }
 
 // get looks k up in the pending group and the group being written: its value, whether it
-// exists, and whether either group holds it. The value must not be modified.
-func (gc *groupCommit) get(k []byte) (val []byte, found, ok bool) {
+// exists, and whether either group holds it. The value is copied to the end of *buf, since an
+// overlay is reused once written; it must not be modified.
+func (gc *groupCommit) get(k []byte, buf *[]byte) (val []byte, found, ok bool) {
 	gc.mu.Lock()
-	pend, flushing := gc.pend, gc.flushing
-	gc.mu.Unlock()
-	for _, g := range [2]*commitGroup{pend, flushing} {
+	defer gc.mu.Unlock()
+	for _, g := range [2]*commitGroup{gc.pend, gc.flushing} {
 		if g == nil {
 			continue
 		}
-		if v, err := g.mem.Get(k); err == nil {
+		if v, ok := g.mem.get(k); ok {
 			if v[0] == opDel {
 				return nil, false, true
 			}
-			return v[1:], true, true
+			n := len(*buf)
+			*buf = append(*buf, v[1:]...)
+			return (*buf)[n:len(*buf):len(*buf)], true, true
 		}
 	}
 	return nil, false, false
 }
 
-// iterators returns iterators over [r.Start, r.Limit) of the group being written and of the
+// iterators returns iterators over [start, limit) of the group being written and of the
 // pending group, oldest first; they must be taken before the LevelDB iterator they are merged
 // with, so that a group written meanwhile is seen in one of them.
-func (gc *groupCommit) iterators(r *util.Range, dst []iterator.Iterator) []iterator.Iterator {
+func (gc *groupCommit) iterators(start, limit []byte, dst []*ovIter) []*ovIter {
 	if !gc.busy.Load() {
 		return dst
 	}
 	gc.mu.Lock()
-	pend, flushing := gc.pend, gc.flushing
-	gc.mu.Unlock()
-	for _, g := range [2]*commitGroup{flushing, pend} {
+	defer gc.mu.Unlock()
+	for _, g := range [2]*commitGroup{gc.flushing, gc.pend} {
 		if g != nil {
-			dst = append(dst, g.mem.NewIterator(r))
+			g.iters++
+			dst = append(dst, g.mem.iterator(start, limit))
 		}
 	}
 	return dst
@@ -189,6 +222,38 @@ func (s *Store) Flush() error {
 	return s.flushJournal()
 }
 
+// CommitSeq returns the number of every commit resolved so far (written to LevelDB, or lost
+// in a failed write): a connection that has flushed through it records it, and its next
+// replies can depend only on later commits (FlushSince).
+func (s *Store) CommitSeq() uint64 { return s.group.resolved.Load() }
+
+// FlushSince is Flush for replies of a connection whose replies so far depended on no commit
+// after from (a CommitSeq it recorded): it writes every pending commit and returns an error if
+// any commit after from was lost in a failed write, even one that failed before the call,
+// since the replies may have read it. On success it returns the new point to record.
+func (s *Store) FlushSince(from uint64) (uint64, error) {
+	if !s.group.busy.Load() && s.group.resolved.Load() == from {
+		return from, s.flushJournal() // nothing committed since
+	}
+	s.group.mu.Lock()
+	to := s.group.seq // the latest commit these replies can depend on
+	s.group.mu.Unlock()
+	if err := s.Flush(); err != nil {
+		return from, err
+	}
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	for _, r := range s.group.lost {
+		if r.last > from && r.first <= to {
+			return from, errCommitLost
+		}
+	}
+	return to, nil
+}
+
+// errCommitLost is FlushSince's error for a commit lost in an earlier failed write.
+var errCommitLost = errors.New("storage: a write these replies depend on failed")
+
 // groupWriteHook, when set by a test, runs before a group is written; an error fails the write.
 var groupWriteHook func(b *leveldb.Batch) error
 
@@ -207,6 +272,8 @@ func (s *Store) writeGroup(g *commitGroup) {
 		gc.mu.Lock()
 		gc.flushing = nil
 		gc.busy.Store(gc.pend != nil)
+		gc.resolved.Store(g.last)
+		gc.retire(g)
 		gc.mu.Unlock()
 		close(g.done)
 		if g.garbage {
@@ -223,6 +290,12 @@ func (s *Store) writeGroup(g *commitGroup) {
 	}
 	gc.flushing, gc.pend = nil, nil
 	gc.busy.Store(false)
+	gc.lost = append(gc.lost, seqRange{gc.resolved.Load() + 1, gc.seq})
+	if len(gc.lost) > maxLost {
+		gc.lost[1].first = gc.lost[0].first
+		gc.lost = slices.Delete(gc.lost, 0, 1)
+	}
+	gc.resolved.Store(gc.seq)
 	for _, f := range failed {
 		for _, d := range f.deltas {
 			s.keys[d.phys] -= d.keys

@@ -156,7 +156,7 @@ func TestGroupFailedWrite(t *testing.T) {
 	if n := s.DBSize(0); n != 2 {
 		t.Fatalf("DBSIZE %d before the flush, want 2", n)
 	}
-	errs := make(chan error, 2)
+	errs, late := make(chan error, 1), make(chan error, 1)
 	go func() { errs <- s.Flush() }()
 	<-entered
 	// Committed while the failing group is written: it reads that group's write.
@@ -170,13 +170,14 @@ func TestGroupFailedWrite(t *testing.T) {
 		}
 		return tx.SetString([]byte("k"), []byte("3"), 0)
 	})
-	go func() { errs <- s.Flush() }()
+	go func() { late <- s.Flush() }()
 	close(release)
-	for range 2 {
-		if err := <-errs; !errors.Is(err, boom) {
-			t.Fatalf("Flush: %v, want the write's error", err)
-		}
+	// The first Flush made the failing write; the second one either waited for it or came
+	// after it was handled (FlushSince covers that case: TestGroupFlushSinceSeesEarlierLoss).
+	if err := <-errs; !errors.Is(err, boom) {
+		t.Fatalf("Flush: %v, want the write's error", err)
 	}
+	<-late
 	if v, _ := getString(t, s, 0, "k"); v != "1" {
 		t.Fatalf("k = %q after the failed write, want the written 1", v)
 	}
@@ -242,4 +243,48 @@ func TestGroupConcurrentFlush(t *testing.T) {
 	}
 	t.Logf("%d commits in %d group writes", clients*each, writes.Load())
 	invCheck(t, s)
+}
+
+// A connection's replies fail when a commit they may depend on was lost, even in a write that
+// another caller's Flush made and that failed before this one: a commit added during the
+// failing write, then flushed once the failure has been handled, is still refused.
+func TestGroupFlushSinceSeesEarlierLoss(t *testing.T) {
+	s := openTest(t, false)
+	from := s.CommitSeq()
+	write(t, s, 0, "a", func(tx *Txn) error { return tx.SetString([]byte("a"), []byte("1"), 0) })
+	to, err := s.FlushSince(from)
+	if err != nil || to <= from {
+		t.Fatalf("FlushSince(%d) = %d, %v", from, to, err)
+	}
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	groupWriteHook = func(*leveldb.Batch) error {
+		close(entered)
+		<-release
+		return errors.New("boom")
+	}
+	defer func() { groupWriteHook = nil }()
+	write(t, s, 0, "b", func(tx *Txn) error { return tx.SetString([]byte("b"), []byte("1"), 0) })
+	done := make(chan error)
+	go func() { done <- s.Flush() }()
+	<-entered
+	mine := to
+	write(t, s, 0, "c", func(tx *Txn) error { return tx.SetString([]byte("c"), []byte("1"), 0) })
+	close(release)
+	if err := <-done; err == nil {
+		t.Fatal("the failing write's Flush succeeded")
+	}
+	groupWriteHook = nil
+	if _, err := s.FlushSince(mine); err == nil {
+		t.Fatal("replies after a lost commit were allowed")
+	}
+	// Once past the loss, a connection flushes again.
+	now := s.CommitSeq()
+	write(t, s, 0, "d", func(tx *Txn) error { return tx.SetString([]byte("d"), []byte("1"), 0) })
+	if _, err := s.FlushSince(now); err != nil {
+		t.Fatalf("FlushSince after the loss: %v", err)
+	}
+	if _, ok := getString(t, s, 0, "c"); ok {
+		t.Fatal("the lost commit is visible")
+	}
 }

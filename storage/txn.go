@@ -38,6 +38,7 @@ type Txn struct {
 	deltas  []counterDelta
 	garbage bool
 	buf     []byte // scratch for keys being read
+	gbuf    []byte // values read from the pending groups (group.go), kept until release
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
 	oldMeta Meta // scratch for the metadata a write replaces
@@ -198,6 +199,11 @@ func (t *Txn) release() {
 	}
 	t.batch.Reset()
 	t.overOff = 0
+	if cap(t.gbuf) > 64<<10 {
+		t.gbuf = nil
+	} else {
+		t.gbuf = t.gbuf[:0]
+	}
 	if len(t.over) > 1024 {
 		t.over = nil // a big overlay is dropped rather than cleared bucket by bucket
 	} else {
@@ -267,7 +273,7 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 		}
 	}
 	if t.s.group.busy.Load() {
-		if v, found, ok := t.s.group.get(k); ok {
+		if v, found, ok := t.s.group.get(k, &t.gbuf); ok {
 			return v, found, nil
 		}
 	}
@@ -342,7 +348,7 @@ type Iter struct {
 	lbuf    [4]layer
 	okBuf   [4]bool
 	stepBuf [4]bool
-	gbuf    [2]iterator.Iterator
+	gbuf    [2]*ovIter
 }
 
 // layer is one source of an Iter.
@@ -364,7 +370,7 @@ func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	if t.snap != nil {
 		base = t.snap.NewIterator(r, nil)
 	} else {
-		for _, g := range t.s.group.iterators(r, it.gbuf[:0]) { // before LevelDB's: group.go
+		for _, g := range t.s.group.iterators(start, limit, it.gbuf[:0]) { // before LevelDB's: group.go
 			it.layers = append(it.layers, g)
 		}
 		base = t.s.db().NewIterator(r, nil)
@@ -444,11 +450,6 @@ func (it *Iter) Close() error {
 	base := it.layers[0].(iterator.Iterator)
 	err := base.Error()
 	base.Release()
-	for _, g := range it.gbuf {
-		if g != nil {
-			g.Release()
-		}
-	}
 	return err
 }
 
