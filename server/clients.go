@@ -58,7 +58,8 @@ type clientExtra struct {
 	killed     atomic.Bool
 	blocked    atomic.Bool   // waiting in a pause (or flagged by the blocking code)
 	monitor    atomic.Bool   // in MONITOR mode (monitor.go)
-	flushed    atomic.Uint64 // the store's CommitSeq the replies sent so far depend on at most (beforeReplies)
+	passFrom   atomic.Uint64 // the store's CommitSeq when the pass began (beginPass)
+	inPass     atomic.Bool   // a pass has begun and its replies are not flushed yet
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client

@@ -272,8 +272,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		return false
 	}
 	c := &client{conn: conn}
-	c.x.flushed.Store(s.store.CommitSeq()) // beforeReplies
-	if !s.admit(conn, c) {                 // acl.go: protected mode; the default user and whether it is authenticated
+	if !s.admit(conn, c) { // acl.go: protected mode; the default user and whether it is authenticated
 		return false
 	}
 	c.ID = s.nextID.Add(1)
@@ -315,16 +314,57 @@ func (s *Server) closed(conn redcon.Conn, err error) {
 // last replies), c is marked killed and the error returned: the replies must not be sent,
 // and the connection is closed.
 func (s *Server) beforeReplies(c *client) error {
+	err := s.flushReplies(c)
+	if err != nil && c != nil {
+		c.x.killed.Store(true)
+	}
+	return err
+}
+
+// beginPass runs before the first command of a pass over connection c: the commits resolved
+// by then (written, or lost and dropped from every read) are the ones its replies cannot
+// depend on unless written.
+func (s *Server) beginPass(c *client) {
+	if !c.x.inPass.Swap(true) {
+		c.x.passFrom.Store(s.store.CommitSeq())
+	}
+}
+
+// flushReplies is beforeReplies without the kill.
+func (s *Server) flushReplies(c *client) error {
 	if c == nil {
 		return s.store.Flush()
 	}
-	to, err := s.store.FlushSince(c.x.flushed.Load())
-	if err != nil {
-		c.x.killed.Store(true)
-		return err
+	s.beginPass(c) // replies without a command of their own (a blocked client served)
+	_, err := s.store.FlushSince(c.x.passFrom.Load())
+	c.x.inPass.Store(false)
+	return err
+}
+
+// flushPass makes the pass durable once the last command of a connection's pipeline has run,
+// while its reply is still in c.w. When a write the replies depend on has failed and this
+// reply is the only one of the pass, it becomes the failure's error reply (MISCONF, as for a
+// commit that failed) and the connection stays; with earlier replies waiting in redcon's
+// buffer, the connection is closed instead (beforeReplies, from guardConn.write).
+func (s *Server) flushPass(conn redcon.Conn, c *client) {
+	if len(conn.PeekPipeline()) > 0 {
+		return
 	}
-	c.x.flushed.Store(to)
-	return nil
+	err := s.flushReplies(c)
+	if err == nil {
+		return
+	}
+	if bw := redcon.BaseWriter(conn); bw == nil || len(bw.Buffer()) > 0 {
+		c.x.killed.Store(true)
+		if bw != nil {
+			bw.SetBuffer(bw.Buffer()[:0]) // the earlier replies are never sent
+		}
+		c.w.Reset()
+		conn.Close()
+		return
+	}
+	c.w.Reset()
+	c.w.Error(misconfText(err))
 }
 
 // largeReply is the reply size past which handle writes a reply to the socket directly and
@@ -359,6 +399,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		// the requests it had read.
 		return
 	}
+	s.beginPass(c)
 	ctx := &c.ctx
 	*ctx = commands.Ctx{Args: cmd.Args, Client: &c.Client, Store: s.store, W: &c.w, Env: s,
 		OnBlock: registerBlocked, OnWrite: s.tx.onWrite, KE: &s.ke, Propagate: s.propagateFunc()}
@@ -402,6 +443,7 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if ctx.Blocked || len(ctx.Ready) > 0 {
 		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
 	}
+	s.flushPass(conn, c)
 	if c.ps.q != nil {
 		s.queueReply(c) // pubsub.go: a subscriber's output goes through its writer goroutine
 	} else if s.outputOverLimit(c) { // limits.go: client-output-buffer-limit of normal clients

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"sync"
@@ -67,8 +66,11 @@ type commitGroup struct {
 	err     error         // why the write failed; set before done is closed
 }
 
-// seqRange is the commits numbered first to last.
-type seqRange struct{ first, last uint64 }
+// seqRange is the commits numbered first to last, lost with the error err.
+type seqRange struct {
+	first, last uint64
+	err         error
+}
 
 // maxLost bounds the lost ranges kept; beyond it the oldest two are merged.
 const maxLost = 16
@@ -245,14 +247,11 @@ func (s *Store) FlushSince(from uint64) (uint64, error) {
 	defer s.group.mu.Unlock()
 	for _, r := range s.group.lost {
 		if r.last > from && r.first <= to {
-			return from, errCommitLost
+			return from, r.err
 		}
 	}
 	return to, nil
 }
-
-// errCommitLost is FlushSince's error for a commit lost in an earlier failed write.
-var errCommitLost = errors.New("storage: a write these replies depend on failed")
 
 // groupWriteHook, when set by a test, runs before a group is written; an error fails the write.
 var groupWriteHook func(b *leveldb.Batch) error
@@ -290,7 +289,7 @@ func (s *Store) writeGroup(g *commitGroup) {
 	}
 	gc.flushing, gc.pend = nil, nil
 	gc.busy.Store(false)
-	gc.lost = append(gc.lost, seqRange{gc.resolved.Load() + 1, gc.seq})
+	gc.lost = append(gc.lost, seqRange{gc.resolved.Load() + 1, gc.seq, err})
 	if len(gc.lost) > maxLost {
 		gc.lost[1].first = gc.lost[0].first
 		gc.lost = slices.Delete(gc.lost, 0, 1)
