@@ -109,3 +109,37 @@ func BenchmarkDispatchLRANGE100(b *testing.B) {
 		run(cmd, key, from, to)
 	}
 }
+
+// BenchmarkDispatchFlushEvery measures SET and INCR through the dispatcher with the store's
+// pending commits written to LevelDB (Store.Flush, as the server does before it sends replies)
+// after every command, as without pipelining, or after every 16, as redis-benchmark -P 16.
+func BenchmarkDispatchFlushEvery(b *testing.B) {
+	for _, name := range []string{"SET", "INCR"} {
+		for _, every := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/%d", name, every), func(b *testing.B) {
+				c, run := benchCtx(b)
+				keys := make([][]byte, 1024)
+				for i := range keys {
+					keys[i] = []byte(fmt.Sprintf("key:%06d", i))
+				}
+				args := [][]byte{[]byte(name), nil}
+				if name == "SET" {
+					args = append(args, []byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"))
+				}
+				run([]byte("PING"))
+				st := c.Store
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					args[1] = keys[i&1023]
+					run(args...)
+					if (i+1)%every == 0 {
+						if err := st.Flush(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -545,5 +545,12 @@ func (r *Replica) stream(l *link) error {
 			r.mu.Unlock()
 			pending = 0
 		}
+		// What has been read is applied: its commits (each with the point it reaches) go to
+		// LevelDB as one group.
+		if l.br.Buffered() == 0 {
+			if err := r.o.Host.Store().Flush(); err != nil {
+				return err
+			}
+		}
 	}
 }

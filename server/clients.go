@@ -57,8 +57,10 @@ type clientExtra struct {
 	fd         int
 	lastActive atomic.Int64 // unix nanoseconds of the start of the last command
 	killed     atomic.Bool
-	blocked    atomic.Bool // waiting in a pause (or flagged by the blocking code)
-	monitor    atomic.Bool // in MONITOR mode (monitor.go)
+	blocked    atomic.Bool   // waiting in a pause (or flagged by the blocking code)
+	monitor    atomic.Bool   // in MONITOR mode (monitor.go)
+	passFrom   atomic.Uint64 // the store's CommitSeq when the pass began (beginPass)
+	inPass     atomic.Bool   // a pass has begun and its replies are not flushed yet
 
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client

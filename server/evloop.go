@@ -69,6 +69,7 @@ type loopConn struct {
 	outArmed  bool        // EPOLLOUT is in the descriptor's events; loop only
 	pending   bool        // in the loop's dirty list
 	softTimer bool        // a timer will post it when the soft output limit's seconds are up
+	passCmds  int         // commands run since the replies were last written; loop only
 }
 
 // startLoops starts n event loops (GOMAXPROCS when n is 0) and the goroutine that accepts
@@ -393,6 +394,7 @@ func (l *eventLoop) runCommands(lc *loopConn) bool {
 			return false
 		}
 		pos += n
+		lc.passCmds++
 		s.handle(lc, cmd)
 	}
 	return true
@@ -430,8 +432,23 @@ func (l *eventLoop) flush(lc *loopConn) {
 		return
 	}
 	g, s := lc.g, l.s
+	cmds := lc.passCmds
+	lc.passCmds = 0
 	if c := lc.client(); c != nil {
-		s.beforeReplies(c)
+		// The pass's commits, this connection's and the other connections' of the same pass,
+		// are written as one group by the first of these calls. When a commit the replies
+		// depend on was lost, the pass's only reply becomes the failure's error reply (MISCONF,
+		// as for a commit that failed); with more replies, none is sent and the connection
+		// closes.
+		if err := s.flushReplies(c); err != nil {
+			if cmds != 1 {
+				c.x.killed.Store(true)
+				lc.out = lc.out[:0]
+				lc.closeReq.Store(true)
+				return
+			}
+			lc.out = redcon.AppendError(lc.out[:0], misconfText(err))
+		}
 	}
 	if s.panicHook != nil && !lc.writePoint() {
 		lc.out = lc.out[:0]
@@ -440,11 +457,6 @@ func (l *eventLoop) flush(lc *loopConn) {
 	}
 	if g.cut.Load() {
 		lc.out = lc.out[:0] // limits.go: cut off by client-output-buffer-limit
-		lc.closeReq.Store(true)
-		return
-	}
-	if err := s.store.FlushJournal(); err != nil {
-		lc.out = lc.out[:0]
 		lc.closeReq.Store(true)
 		return
 	}

@@ -219,12 +219,9 @@ func (g *guardConn) write(p []byte) (int, error) {
 	if g.cut.Load() {
 		return 0, errOutputLimit // limits.go: cut off by client-output-buffer-limit
 	}
-	if c := g.owner; c != nil && c.ps.q == nil {
-		g.srv.beforeReplies(c)
-	}
-	// What these replies acknowledge reaches the journal file first (storage/journal.go);
-	// if it cannot, the connection is closed rather than acknowledge a write the file lacks.
-	if err := g.srv.store.FlushJournal(); err != nil {
+	// What these replies acknowledge is written first (beforeReplies); if it cannot be, the
+	// connection is closed rather than acknowledge a write LevelDB lacks.
+	if err := g.srv.beforeReplies(g.owner); err != nil {
 		return 0, err
 	}
 	g.srv.stats.netOut.Add(int64(len(p)))

@@ -50,7 +50,11 @@ func (s *Store) StartBackup(dir string, done func(error)) error {
 	// The value log is pinned before the snapshot, so that no file the snapshot points into is
 	// collected, and its files' sizes are taken after it, so that they cover every pointer in it.
 	s.vlog.pin()
-	snap, err := s.db().GetSnapshot()
+	err := s.Flush() // the copy is LevelDB's: every commit must be in it
+	var snap *leveldb.Snapshot
+	if err == nil {
+		snap, err = s.db().GetSnapshot()
+	}
 	if err != nil {
 		s.vlog.unpin()
 		s.backup.running.Store(false)

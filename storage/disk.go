@@ -485,8 +485,17 @@ func (w *preallocWriter) Close() error {
 	return w.Writer.Close()
 }
 
-// commitBatch writes b to LevelDB once the journal has room for it.
+// commitBatch writes b to LevelDB after every pending commit (group.go), for writers that do
+// not go through a Txn.
 func (s *Store) commitBatch(b *leveldb.Batch, wo *opt.WriteOptions) error {
+	if err := s.Flush(); err != nil {
+		return err
+	}
+	return s.writeBatch(b, wo)
+}
+
+// writeBatch writes b to LevelDB once the journal has room for it.
+func (s *Store) writeBatch(b *leveldb.Batch, wo *opt.WriteOptions) error {
 	n := journalBytes(len(b.Dump()))
 	if err := s.disk.stor.reserveJournal(n); err != nil {
 		return err

@@ -58,7 +58,7 @@ func TestJournalReservedInSteps(t *testing.T) {
 		key := fmt.Sprintf("k%05d", i)
 		write(t, s, 0, key, func(tx *Txn) error { return tx.SetString([]byte(key), value, 0) })
 	}
-	if err := s.FlushJournal(); err != nil {
+	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	path, size, alloc := journalFile(t, dir)

@@ -21,9 +21,12 @@
 // # Writes
 //
 // A command runs in one Txn: it takes the striped locks of the keys the command table declares,
-// reads through an overlay of its own pending writes, and commits one LevelDB batch. A failed
-// command drops its batch, so nothing is half-written. Key and expiry counters are updated in the
-// same batch, so DBSIZE stays exact and survives a crash.
+// reads through an overlay of its own pending writes, and commits one batch. A failed command
+// drops its batch, so nothing is half-written. Key and expiry counters are updated in the same
+// batch, so DBSIZE stays exact and survives a crash. Commits are grouped (group.go): a commit
+// joins the store's pending group, which every later read sees, and Store.Flush writes the
+// group to LevelDB with one write (and one fsync under appendfsync always) before the server
+// sends the replies that depend on it.
 //
 // # Reclaim
 //

@@ -39,7 +39,11 @@ func CheckInvariants(s *Store) error {
 	s.global.Lock()
 	s.vlog.pin() // no value-log file the snapshot points into is deleted during the check
 	defer s.vlog.unpin()
-	snap, err := s.db().GetSnapshot()
+	err := s.Flush()
+	var snap *leveldb.Snapshot
+	if err == nil {
+		snap, err = s.db().GetSnapshot()
+	}
 	if err != nil {
 		s.global.Unlock()
 		return err

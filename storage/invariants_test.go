@@ -96,6 +96,7 @@ func invFill(t testing.TB, s *Store, db int, key string, typ Type, n int) *Meta 
 // invDataCount counts the sub-keys of object id on disk.
 func invDataCount(t testing.TB, s *Store, id uint64) int {
 	t.Helper()
+	mustFlush(t, s)
 	it := s.db().NewIterator(util.BytesPrefix(DataKey(nil, id, nil)), nil)
 	defer it.Release()
 	n := 0
@@ -108,6 +109,7 @@ func invDataCount(t testing.TB, s *Store, id uint64) int {
 // invGarbageLen counts the records of the garbage queue.
 func invGarbageLen(t testing.TB, s *Store) int {
 	t.Helper()
+	mustFlush(t, s)
 	it := s.db().NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
 	defer it.Release()
 	n := 0

@@ -8,17 +8,16 @@ import (
 )
 
 // The journal's writes are held in memory until a reply depends on them. LevelDB appends each
-// commit's record to the journal under its write lock, with one write(2) per commit; here the
+// write's record to the journal under its write lock, with one write(2) per record; here the
 // record is appended to a buffer instead, and the buffer goes to the file when the server is
-// about to send a reply (Store.FlushJournal, called by the connection writer), when LevelDB
-// syncs the journal (appendfsync always, the everysec loop) and when it switches journals. One
-// write(2) then carries the records of every commit made since the last one: the commands of a
-// pipeline, and those of the other clients meanwhile; and the system call runs outside
-// LevelDB's write lock.
+// about to send a reply (Store.Flush, called by the connection writer, after it has written
+// the pending commit group: group.go), when LevelDB syncs the journal (appendfsync always, the
+// everysec loop) and when it switches journals. One write(2) then carries the records of every
+// LevelDB write made since the last one, and the system call runs outside LevelDB's write lock.
 //
-// What a reply acknowledges is in the journal file before the reply is sent: a command's record
-// is appended before its commit returns, and so before any client can read what it wrote, and
-// a reply is sent only after every record appended before it is written. A crash of the
+// What a reply acknowledges is in the journal file before the reply is sent: a reply is sent
+// only after Flush has written every commit made before it to LevelDB, and so appended its
+// record, and written every record appended before it to the file. A crash of the
 // process (SIGKILL) so loses no acknowledged write, as before; a crash of the machine loses
 // what appendfsync allows.
 
@@ -100,10 +99,10 @@ func (j *bufJournal) Close() error {
 	return err
 }
 
-// FlushJournal writes the journal records of every commit made so far to the journal file (not
-// to stable storage: that is what appendfsync decides). The server calls it before it sends a
-// reply, which may acknowledge those commits.
-func (s *Store) FlushJournal() error {
+// flushJournal writes the journal records of every LevelDB write made so far to the journal
+// file (not to stable storage: that is what appendfsync decides). Flush calls it before the
+// server sends replies, which may acknowledge those writes.
+func (s *Store) flushJournal() error {
 	if s.disk.stor == nil {
 		return nil
 	}

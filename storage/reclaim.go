@@ -88,6 +88,9 @@ func (s *Store) SetOnExpireCycle(fn func(d time.Duration)) {
 // ExpireStep deletes up to max keys whose expiry time has passed and returns how many index
 // entries it examined.
 func (s *Store) ExpireStep(max int) (int, error) {
+	if err := s.Flush(); err != nil { // the index is read from LevelDB
+		return 0, err
+	}
 	now := time.Now().UnixMilli()
 	limit := expireKey(nil, now+1, 0, nil)
 	it := s.db().NewIterator(&util.Range{Start: []byte{tagExpire}, Limit: limit}, nil)
@@ -202,6 +205,9 @@ func (s *Store) collectLoop() {
 // Collect drains the garbage queue and returns the number of records it deleted.
 func (s *Store) Collect() (int64, error) {
 	var total int64
+	if err := s.Flush(); err != nil { // the queue is read from LevelDB
+		return 0, err
+	}
 	for {
 		it := s.db().NewIterator(util.BytesPrefix([]byte{tagGarbage}), nil)
 		var keys, vals [][]byte

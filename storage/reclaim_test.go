@@ -142,6 +142,7 @@ func TestRestartDuringExpiry(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	invCheck(t, s)
+	mustFlush(t, s)
 	it := s.db().NewIterator(util.BytesPrefix([]byte{tagData}), nil)
 	defer it.Release()
 	if it.Next() {

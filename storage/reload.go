@@ -45,6 +45,9 @@ func (s *Store) Reload() error {
 // reopenDB closes and reopens the LevelDB database; the caller holds global exclusively and
 // the background work is stopped.
 func (s *Store) reopenDB() error {
+	if err := s.Flush(); err != nil {
+		return err
+	}
 	if err := s.vlog.syncNow(); err != nil {
 		return err
 	}

@@ -22,6 +22,9 @@ type Snapshot struct {
 func (s *Store) Snapshot(at func()) (*Snapshot, error) {
 	s.global.Lock()
 	defer s.global.Unlock()
+	if err := s.Flush(); err != nil { // the view is LevelDB's: every commit must be in it
+		return nil, err
+	}
 	snap, err := s.db().GetSnapshot()
 	if err != nil {
 		return nil, err

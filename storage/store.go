@@ -76,6 +76,7 @@ type Store struct {
 	disk      diskState // the end of this file: crash recovery, full disk and I/O errors
 	cache     *metaCache
 	fill      fillSetting // list-max-listpack-size (listnode.go)
+	group     groupCommit // commits not yet written to LevelDB (group.go)
 	openedAt  time.Time
 	closeOnce sync.Once
 	life      sync.Mutex // serialises Reload and Close
@@ -320,7 +321,12 @@ func (s *Store) LevelDB() *leveldb.DB { return s.db() }
 func (s *Store) db() *leveldb.DB { return s.ldb.Load() }
 
 // CompactAll compacts the whole key range.
-func (s *Store) CompactAll() error { return s.db().CompactRange(util.Range{}) }
+func (s *Store) CompactAll() error {
+	if err := s.Flush(); err != nil {
+		return err
+	}
+	return s.db().CompactRange(util.Range{})
+}
 
 // Close stops background work and closes the database.
 func (s *Store) Close() error {
@@ -331,6 +337,9 @@ func (s *Store) Close() error {
 		s.closed = true
 		close(s.stop)
 		s.wg.Wait()
+		if ferr := s.Flush(); ferr != nil { // pending commits were never acknowledged: kept if they can be
+			s.log.Warn("group commit at close", "err", ferr)
+		}
 		verr := s.vlog.close()
 		err = s.db().Close()
 		if isSpaceError(err) {
@@ -374,6 +383,9 @@ var sysSync = []byte("!sync")
 func (s *Store) syncLoop() {
 	defer s.wg.Done()
 	for s.sleep(time.Second) {
+		if err := s.Flush(); err != nil { // commits that no reply waited for
+			s.log.Warn("group commit", "err", err)
+		}
 		if s.fsync.get() == "everysec" && s.unsynced.Swap(false) {
 			s.vlog.sync() // values first: a pointer must not reach the disk before its value
 			if err := s.putRaw(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {

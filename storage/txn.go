@@ -38,6 +38,7 @@ type Txn struct {
 	deltas  []counterDelta
 	garbage bool
 	buf     []byte // scratch for keys being read
+	gbuf    []byte // values read from the pending groups (group.go), kept until release
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
 	oldMeta Meta // scratch for the metadata a write replaces
@@ -134,7 +135,11 @@ func (t *Txn) Now() int64 { return t.now }
 // Abort releases t without writing anything.
 func (t *Txn) Abort() { t.release() }
 
-// Commit writes t's batch and releases t. After Commit or Abort, t must not be used.
+// Commit adds t's batch to the store's pending group (group.go) and releases t; Store.Flush
+// writes it to LevelDB. Every later transaction reads what t wrote. An exclusive transaction,
+// one whose records point into the value log, and one that leaves a large group pending
+// write the group before they return, so that their error reaches the caller. After Commit or
+// Abort, t must not be used.
 func (t *Txn) Commit() error {
 	if t.done {
 		return nil
@@ -144,48 +149,29 @@ func (t *Txn) Commit() error {
 		return nil
 	}
 	s := t.s
-	var err error
-	if len(t.deltas) > 0 {
-		s.counterMu.Lock()
-		for _, d := range t.deltas {
-			s.keys[d.phys] += d.keys
-			s.expires[d.phys] += d.expires
-			t.kbuf = appendCounterKey(t.kbuf[:0], d.phys)
-			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.keys[d.phys]))
-			t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
-			t.batch.Put(t.kbuf, t.vbuf)
-		}
-		err = s.commitBatch(&t.batch, s.fsync.writeOptions())
-		if err != nil {
-			for _, d := range t.deltas {
-				s.keys[d.phys] -= d.keys
-				s.expires[d.phys] -= d.expires
-			}
-		}
-		s.counterMu.Unlock()
-	} else {
-		err = s.commitBatch(&t.batch, s.fsync.writeOptions())
+	if s.cache != nil {
+		s.cache.applyBatch(t.batch.Dump()) // before the group: a failed group's write clears it
 	}
-	if err == nil {
-		s.unsynced.Store(true)
-		if s.cache != nil {
-			s.cache.applyBatch(t.batch.Dump())
-		}
-	} else {
-		s.noteWriteError(err) // disk.go: a full disk or I/O error; the server refuses writes until it clears
-		if s.cache != nil {
-			s.cache.applyFailed(t.batch.Dump())
+	s.counterMu.Lock()
+	for _, d := range t.deltas {
+		s.keys[d.phys] += d.keys
+		s.expires[d.phys] += d.expires
+		t.kbuf = appendCounterKey(t.kbuf[:0], d.phys)
+		t.vbuf = binary.BigEndian.AppendUint64(t.vbuf[:0], uint64(s.keys[d.phys]))
+		t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
+		t.batch.Put(t.kbuf, t.vbuf)
+	}
+	size := s.group.add(t.batch.Dump(), t.deltas, t.garbage)
+	s.counterMu.Unlock()
+	if t.exclusive || len(t.vpend) > 0 || size > maxPendingBytes {
+		if err := s.Flush(); err != nil {
+			return err
 		}
 	}
-	if err == nil && t.garbage {
-		s.wakeCollector()
+	for _, f := range t.committed {
+		f()
 	}
-	if err == nil {
-		for _, f := range t.committed {
-			f()
-		}
-	}
-	return err
+	return nil
 }
 
 // OnCommitted registers f to run once the transaction's writes have committed, before its keys
@@ -213,6 +199,11 @@ func (t *Txn) release() {
 	}
 	t.batch.Reset()
 	t.overOff = 0
+	if cap(t.gbuf) > 64<<10 {
+		t.gbuf = nil
+	} else {
+		t.gbuf = t.gbuf[:0]
+	}
 	if len(t.over) > 1024 {
 		t.over = nil // a big overlay is dropped rather than cleared bucket by bucket
 	} else {
@@ -281,6 +272,11 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 			return v, found, nil
 		}
 	}
+	if t.s.group.busy.Load() {
+		if v, found, ok := t.s.group.get(k, &t.gbuf); ok {
+			return v, found, nil
+		}
+	}
 	v, err := t.s.db().Get(k, nil)
 	found := err == nil
 	if err == leveldb.ErrNotFound {
@@ -339,104 +335,108 @@ func (t *Txn) PutData(k, v []byte) { t.put(k, v) }
 // DeleteData stages the deletion of a collection sub-key.
 func (t *Txn) DeleteData(k []byte) { t.del(k) }
 
-// Iter walks [start, limit) in one direction, merging t's pending writes over the database.
-// Key and Value are valid until the next call to Next.
+// Iter walks [start, limit) in one direction, merging the layers of what is committed: LevelDB,
+// the group being written, the pending group (group.go) and t's own pending writes, each over
+// the ones before it. Key and Value are valid until the next call to Next.
 type Iter struct {
-	base     iterator.Iterator
-	over     *sliceIter
-	reverse  bool
-	bOK, oOK bool
-	pendB    bool // advance base before the next step
-	pendO    bool
-	key, val []byte
+	layers  []layer // oldest first; layers[0] is LevelDB, whose values carry no op byte
+	ok      []bool
+	step    []bool // advance the layer before the next step
+	reverse bool
+	key     []byte
+	val     []byte
+	lbuf    [4]layer
+	okBuf   [4]bool
+	stepBuf [4]bool
+	gbuf    [2]*ovIter
+}
+
+// layer is one source of an Iter.
+type layer interface {
+	First() bool
+	Last() bool
+	Next() bool
+	Prev() bool
+	Key() []byte
+	Value() []byte
 }
 
 // Iterate returns an iterator over [start, limit); limit nil means no upper bound.
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
 	r := &util.Range{Start: start, Limit: limit}
+	it := &Iter{reverse: reverse}
+	it.layers = it.lbuf[:1]
 	var base iterator.Iterator
 	if t.snap != nil {
 		base = t.snap.NewIterator(r, nil)
 	} else {
+		for _, g := range t.s.group.iterators(start, limit, it.gbuf[:0]) { // before LevelDB's: group.go
+			it.layers = append(it.layers, g)
+		}
 		base = t.s.db().NewIterator(r, nil)
 	}
-	it := &Iter{base: base, reverse: reverse}
+	it.layers[0] = base
 	t.syncOverlay()
 	if len(t.over) > 0 {
-		it.over = newSliceIter(t.over, start, limit)
+		it.layers = append(it.layers, newSliceIter(t.over, start, limit))
 	}
-	if reverse {
-		it.bOK = it.base.Last()
-		if it.over != nil {
-			it.oOK = it.over.Last()
-		}
-	} else {
-		it.bOK = it.base.First()
-		if it.over != nil {
-			it.oOK = it.over.First()
+	it.ok, it.step = it.okBuf[:len(it.layers)], it.stepBuf[:len(it.layers)]
+	for i, l := range it.layers {
+		if reverse {
+			it.ok[i] = l.Last()
+		} else {
+			it.ok[i] = l.First()
 		}
 	}
 	return it
 }
 
-func (it *Iter) advance(base bool) {
-	var i interface {
-		Next() bool
-		Prev() bool
-	} = it.over
-	if base {
-		i = it.base
-	}
-	ok := false
-	if it.reverse {
-		ok = i.Prev()
-	} else {
-		ok = i.Next()
-	}
-	if base {
-		it.bOK = ok
-	} else {
-		it.oOK = ok
+// Next moves to the next entry and reports whether there is one.
+func (it *Iter) Next() bool {
+	for {
+		for i, l := range it.layers {
+			if it.step[i] {
+				if it.reverse {
+					it.ok[i] = l.Prev()
+				} else {
+					it.ok[i] = l.Next()
+				}
+				it.step[i] = false
+			}
+		}
+		var first []byte // the next key in the walk's direction
+		for i, l := range it.layers {
+			if it.ok[i] && (first == nil || it.before(l.Key(), first)) {
+				first = l.Key()
+			}
+		}
+		if first == nil {
+			return false
+		}
+		top := 0 // the newest layer holding first: its entry hides the older layers'
+		for i, l := range it.layers {
+			if it.ok[i] && bytes.Equal(l.Key(), first) {
+				it.step[i], top = true, i
+			}
+		}
+		l := it.layers[top]
+		if top == 0 {
+			it.key, it.val = l.Key(), l.Value()
+			return true
+		}
+		if v := l.Value(); v[0] != opDel {
+			it.key, it.val = l.Key(), v[1:]
+			return true
+		}
 	}
 }
 
-// Next moves to the next entry and reports whether there is one.
-func (it *Iter) Next() bool {
-	if it.pendB {
-		it.advance(true)
+// before reports whether a comes before b in the walk's direction.
+func (it *Iter) before(a, b []byte) bool {
+	if it.reverse {
+		return bytes.Compare(a, b) > 0
 	}
-	if it.pendO {
-		it.advance(false)
-	}
-	it.pendB, it.pendO = false, false
-	for {
-		if !it.oOK {
-			if !it.bOK {
-				return false
-			}
-			it.key, it.val, it.pendB = it.base.Key(), it.base.Value(), true
-			return true
-		}
-		c := 1
-		if it.bOK {
-			c = bytes.Compare(it.base.Key(), it.over.Key())
-			if it.reverse {
-				c = -c
-			}
-		}
-		if c < 0 {
-			it.key, it.val, it.pendB = it.base.Key(), it.base.Value(), true
-			return true
-		}
-		if c == 0 {
-			it.advance(true)
-		}
-		if v := it.over.Value(); v[0] != opDel {
-			it.key, it.val, it.pendO = it.over.Key(), v[1:], true
-			return true
-		}
-		it.advance(false)
-	}
+	return bytes.Compare(a, b) < 0
 }
 
 // Key returns the current LevelDB key.
@@ -447,8 +447,9 @@ func (it *Iter) Value() []byte { return it.val }
 
 // Close releases the iterator and returns its error, if any.
 func (it *Iter) Close() error {
-	err := it.base.Error()
-	it.base.Release()
+	base := it.layers[0].(iterator.Iterator)
+	err := base.Error()
+	base.Release()
 	return err
 }
 

@@ -676,6 +676,9 @@ func (s *Store) ValueLogStats() ValueLogStats {
 
 // vliveEntries returns the live-index records of one file.
 func (l *valueLog) vliveEntries(file uint32) ([]vliveEntry, error) {
+	if err := l.s.Flush(); err != nil { // the index is read from LevelDB
+		return nil, err
+	}
 	var out []vliveEntry
 	it := l.s.db().NewIterator(util.BytesPrefix(vliveFilePrefix(file)), nil)
 	for it.Next() {

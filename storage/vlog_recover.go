@@ -165,6 +165,9 @@ func (l *valueLog) repairAndCount() error {
 // recount walks the live index and sets each file's live bytes; values of flushed keyspaces
 // count as garbage. It returns the records whose values lie outside the files.
 func (l *valueLog) recount() ([]vliveEntry, error) {
+	if err := l.s.Flush(); err != nil { // the index is read from LevelDB
+		return nil, err
+	}
 	var lost []vliveEntry
 	live := map[uint32]int64{}
 	dbmap := l.s.dbmapString()

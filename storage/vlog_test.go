@@ -63,6 +63,7 @@ func vlogMeta(t testing.TB, s *Store, db int, k string) *Meta {
 
 func vlogLiveRecords(t testing.TB, s *Store) int {
 	t.Helper()
+	mustFlush(t, s)
 	it := s.db().NewIterator(util.BytesPrefix(sysVLive), nil)
 	defer it.Release()
 	n := 0

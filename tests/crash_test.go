@@ -557,6 +557,9 @@ func TestCorruptJournalTail(t *testing.T) {
 				if err := txn.Commit(); err != nil {
 					t.Fatal(err)
 				}
+				if err := st.Flush(); err != nil { // a record per write, as replies make them
+					t.Fatal(err)
+				}
 			}
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
