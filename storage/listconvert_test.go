@@ -39,6 +39,9 @@ func TestConvertFormat1Lists(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
+		if err := s.Flush(); err != nil { // the commit in LevelDB before it is overwritten below
+			t.Fatal(err)
+		}
 		// Format 1's metadata: without Last.
 		mk := metaKey(nil, s.dbmap[0], []byte(key))
 		if err := s.db().Put(mk, encodeMeta(nil, m)[:metaHeader+32], nil); err != nil {
