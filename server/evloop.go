@@ -406,8 +406,7 @@ func (l *eventLoop) runCommands(lc *loopConn) bool {
 func (lc *loopConn) nextCommand(buf []byte) (redcon.Command, int) {
 	complete, args, _, rest, err := redcon.ReadNextCommand(buf, lc.args[:0])
 	if err != nil {
-		lc.out = append(append(lc.out, "-ERR "...), err.Error()...)
-		lc.out = append(lc.out, '\r', '\n')
+		lc.out = redcon.AppendError(lc.out, "ERR "+err.Error())
 		lc.closeReq.Store(true)
 		return redcon.Command{}, 0
 	}
