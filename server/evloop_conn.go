@@ -18,10 +18,10 @@ func (lc *loopConn) Close() error {
 }
 
 func (lc *loopConn) WriteError(msg string) {
-	lc.out = append(append(append(lc.out, '-'), msg...), '\r', '\n')
+	lc.out = redcon.AppendError(lc.out, msg)
 }
 func (lc *loopConn) WriteString(str string) {
-	lc.out = append(append(append(lc.out, '+'), str...), '\r', '\n')
+	lc.out = redcon.AppendString(lc.out, str)
 }
 func (lc *loopConn) WriteBulk(bulk []byte)          { lc.out = redcon.AppendBulk(lc.out, bulk) }
 func (lc *loopConn) WriteBulkString(bulk string)    { lc.out = redcon.AppendBulkString(lc.out, bulk) }
