@@ -9,12 +9,15 @@ import (
 	"github.com/syndtr/goleveldb/leveldb"
 )
 
-// Group commit. A transaction's Commit does not write LevelDB: it appends its batch to the
-// store's pending group and indexes the records in the group's overlay (overlay.go), whose
-// values carry opPut or opDel, then releases its locks. Store.Flush
-// writes the pending group with one DB.Write (one journal record, one fsync under appendfsync
-// always) before the server sends the replies that acknowledge it; so the commands of a
-// pipeline, and those of every other client meanwhile, share one LevelDB write.
+// Group commit. A transaction's Commit does not write LevelDB: it adds the records of its batch
+// to the store's pending group, whose overlay (overlay.go) keeps the latest record of each key
+// with opPut or opDel, then releases its locks. Store.Flush writes the pending group with one
+// DB.Write (one journal record, one fsync under appendfsync always) before the server sends
+// the replies that acknowledge it; so the commands of a pipeline, and those of every other
+// client meanwhile, share one LevelDB write. That write holds each key's latest record only: a
+// key written by many commands of a group (a counter, a list's head node and metadata) costs
+// LevelDB one record. The group is one batch, so no reader of LevelDB ever sees the states in
+// between, and the state it leaves is the one the commands left in order.
 //
 // # Leader and followers
 //
@@ -118,11 +121,9 @@ func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool) int
 	}
 	walkBatch(data, func(put bool, key, val []byte) {
 		if !put {
-			g.batch.Delete(key)
 			g.mem.put(key, opDel, nil)
 			return
 		}
-		g.batch.Put(key, val)
 		g.mem.put(key, opPut, val)
 	})
 	for _, d := range deltas {
@@ -131,7 +132,7 @@ func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool) int
 	g.garbage = g.garbage || garbage
 	gc.seq++
 	g.last = gc.seq
-	return len(g.batch.Dump())
+	return g.mem.size()
 }
 
 func (g *commitGroup) addDelta(d counterDelta) {
@@ -259,6 +260,7 @@ var groupWriteHook func(b *leveldb.Batch) error
 // writeGroup writes g, the group being written, and retires it.
 func (s *Store) writeGroup(g *commitGroup) {
 	gc := &s.group
+	g.mem.fill(g.batch)
 	var err error
 	if groupWriteHook != nil {
 		err = groupWriteHook(g.batch)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"unsafe"
+
+	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // overlay indexes the records of a pending group (group.go) for reads: the latest record of
@@ -60,6 +62,17 @@ func (o *overlay) get(key []byte) ([]byte, bool) {
 }
 
 func (o *overlay) size() int { return len(o.arena) }
+
+// fill appends the latest record of every key to b, in the order the keys were first written.
+func (o *overlay) fill(b *leveldb.Batch) {
+	for _, e := range o.ents {
+		if v := o.val(o.arena, e); v[0] == opDel {
+			b.Delete(o.key(o.arena, e))
+		} else {
+			b.Put(o.key(o.arena, e), v[1:])
+		}
+	}
+}
 
 func (o *overlay) reset() {
 	o.arena = o.arena[:0]
