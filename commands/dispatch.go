@@ -216,5 +216,5 @@ func touchKeys(c *Ctx, keys [][]byte) {
 	if len(keys) == 0 || noTouch[c.Cmd.Name] || c.Client.NoTouch && c.Cmd.Name != "touch" {
 		return
 	}
-	c.Store.Touch(c.Client.DB, keys)
+	c.Store.Touch(c.Client.DB, keys, c.Now)
 }

@@ -24,10 +24,11 @@ import (
 
 // serverExtra is the Server state this file owns.
 type serverExtra struct {
-	started    time.Time
-	live       atomic.Pointer[config.Config] // configuration after CONFIG SET; nil means s.cfg
-	configFile atomic.Pointer[string]
-	level      *slog.LevelVar
+	started     time.Time
+	live        atomic.Pointer[config.Config] // configuration after CONFIG SET; nil means s.cfg
+	minReplicas atomic.Pointer[minReplicas]   // read from the configuration in use (master_link.go)
+	configFile  atomic.Pointer[string]
+	level       *slog.LevelVar
 
 	statsOnce sync.Once
 	cmdStats  map[*commands.Command]*cmdStat

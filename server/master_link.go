@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/commands"
+	"github.com/strata-db/strata/config"
 	"github.com/strata-db/strata/replication"
 )
 
@@ -118,6 +119,14 @@ func (s *Server) goodReplicas(maxLag int64) int {
 	return n
 }
 
+// minReplicas is min-replicas-to-write and min-replicas-max-lag as read from cfg, a
+// configuration snapshot: a write reads them without parsing them again until CONFIG SET
+// replaces the snapshot.
+type minReplicas struct {
+	cfg          *config.Config
+	need, maxLag int64
+}
+
 // noReplicasRefusal is min-replicas-to-write's gate on a master: NOREPLICAS for a write while
 // fewer than that many replicas acknowledged within min-replicas-max-lag seconds.
 func (s *Server) noReplicasRefusal(write bool) string {
@@ -125,11 +134,15 @@ func (s *Server) noReplicasRefusal(write bool) string {
 		return ""
 	}
 	cfg := s.Config()
-	need := configInt(cfg, "min-replicas-to-write", 0)
-	if need <= 0 {
+	mr := s.x.minReplicas.Load()
+	if mr == nil || mr.cfg != cfg {
+		mr = &minReplicas{cfg: cfg, need: configInt(cfg, "min-replicas-to-write", 0), maxLag: configInt(cfg, "min-replicas-max-lag", 10)}
+		s.x.minReplicas.Store(mr)
+	}
+	if mr.need <= 0 {
 		return ""
 	}
-	if int64(s.goodReplicas(configInt(cfg, "min-replicas-max-lag", 10))) < need {
+	if int64(s.goodReplicas(mr.maxLag)) < mr.need {
 		return commands.ErrNoReplicas
 	}
 	return ""

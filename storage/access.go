@@ -61,15 +61,18 @@ func accessKey(dst []byte, db uint32, key []byte) []byte {
 	return append(append(dst, byte(db>>24), byte(db>>16), byte(db>>8), byte(db)), key...)
 }
 
-// Touch records that keys of logical database db were used now: their last access time is
-// now and their LFU counter grows, as Redis's lookups do (a key first seen starts at
-// LFU_INIT_VAL).
-func (s *Store) Touch(db int, keys [][]byte) {
+// Touch records that keys of logical database db were used at nowMs (Unix milliseconds; 0
+// reads the clock): their last access time is then and their LFU counter grows, as Redis's
+// lookups do (a key first seen starts at LFU_INIT_VAL).
+func (s *Store) Touch(db int, keys [][]byte, nowMs int64) {
 	if len(keys) == 0 {
 		return
 	}
-	now := time.Now()
-	sec, mins := now.Unix(), now.Unix()/60
+	if nowMs == 0 {
+		nowMs = time.Now().UnixMilli()
+	}
+	sec := nowMs / 1000
+	mins := sec / 60
 	d := uint32(db)
 	var buf [64]byte
 	for _, k := range keys {
