@@ -11,8 +11,11 @@ import (
 
 // Dispatch runs one client command through the gates in Redis's order (unknown command, arity,
 // authentication, ACL permissions) and then runs it. The reply is appended to c.W.
-func Dispatch(c *Ctx, requirePass bool) {
-	cmd := Lookup(c.Args[0])
+func Dispatch(c *Ctx, requirePass bool) { DispatchCommand(c, Lookup(c.Args[0]), requirePass) }
+
+// DispatchCommand is Dispatch for a caller that has already looked up c.Args[0]: cmd is what
+// Lookup returned for it, nil for an unknown command.
+func DispatchCommand(c *Ctx, cmd *Command, requirePass bool) {
 	if cmd == nil {
 		c.W.Error(UnknownCommandError(c.Args))
 		return

@@ -18,15 +18,14 @@ import (
 // wrapConn and linkGuard (accepting a connection), dispatch, cutOff and outputOverLimit
 // (handle); protocol.go's guardConn through limitState, queryLimitClose and writeNormal.
 
-// dispatch runs one command through commands.Dispatch. While the storage reports a write
+// dispatch runs one command through commands.Dispatch; cmd is commands.Lookup of its name. While the storage reports a write
 // error, write commands that pass the dispatcher's gates (known, right arity, authenticated) are
 // refused with MISCONF instead, as Redis refuses them while it cannot persist; reads go on, and
 // PING gets MISCONF too, as in Redis, so a health check sees the state. A write whose commit
 // fails on the disk gets the same reply.
-func (s *Server) dispatch(ctx *commands.Ctx) {
+func (s *Server) dispatch(ctx *commands.Ctx, cmd *commands.Command) {
 	requirePass := s.Config().RequirePass != ""
 	if err := s.store.WriteError(); err != nil {
-		cmd := commands.Lookup(ctx.Args[0])
 		if cmd != nil && (cmd.Flags&commands.FlagWrite != 0 || cmd.Name == "ping") && cmd.CheckArity(len(ctx.Args)) &&
 			(!requirePass || ctx.Client.Authed) {
 			ctx.W.Error(misconfText(err))
@@ -34,7 +33,7 @@ func (s *Server) dispatch(ctx *commands.Ctx) {
 		}
 	}
 	start := ctx.W.Len()
-	commands.Dispatch(ctx, requirePass)
+	commands.DispatchCommand(ctx, cmd, requirePass)
 	if ctx.Cmd == nil || ctx.W.Len() == start || ctx.W.Bytes()[start] != '-' {
 		return
 	}

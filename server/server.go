@@ -455,12 +455,12 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		// replica.go: READONLY, MASTERDOWN
 	} else if (!c.tx.active && c.ps.n == 0) || !s.gate(c, &st) { // multi.go: MULTI queue, subscriber mode
 		if s.monitorsOn() { // monitor.go: a script is shown before the commands it calls
-			if cmd := commands.Lookup(ctx.Args[0]); cmd != nil && commands.IsScriptCommand(cmd) && cmd.CheckArity(len(ctx.Args)) {
+			if cmd := st.cmd; cmd != nil && commands.IsScriptCommand(cmd) && cmd.CheckArity(len(ctx.Args)) {
 				s.feedMonitors(ctx.Client, ctx.Client.DB, cmd, ctx.Args, false)
 			}
 		}
-		s.dispatch(ctx)    // limits.go: commands.Dispatch, refusing writes while the disk fails
-		s.afterDispatch(c) // multi.go: keyspace events
+		s.dispatch(ctx, st.cmd) // limits.go: commands.Dispatch, refusing writes while the disk fails
+		s.afterDispatch(c)      // multi.go: keyspace events
 	}
 	st.dur = time.Since(st.start)
 	if ctx.Cmd != nil {

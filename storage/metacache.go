@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -17,6 +18,7 @@ import (
 // through a Txn, except the collector's deletion of a flushed physical keyspace, whose keys can
 // no longer be reached.
 type metaCache struct {
+	seed     maphash.Seed // picks a key's shard
 	shards   [cacheShards]cacheShard
 	perShard int64
 	hits     atomic.Int64
@@ -51,7 +53,7 @@ func newMetaCache(budget int64) *metaCache {
 	if budget <= 0 {
 		return nil
 	}
-	c := &metaCache{perShard: budget / cacheShards}
+	c := &metaCache{seed: maphash.MakeSeed(), perShard: budget / cacheShards}
 	for i := range c.shards {
 		c.shards[i].idx = make(map[string]int32)
 	}
@@ -59,11 +61,7 @@ func newMetaCache(budget int64) *metaCache {
 }
 
 func (c *metaCache) shard(k []byte) *cacheShard {
-	h := uint32(2166136261)
-	for _, b := range k {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	return &c.shards[h%cacheShards]
+	return &c.shards[maphash.Bytes(c.seed, k)%cacheShards]
 }
 
 // get returns the cached record of k: its value, whether the key exists, and whether k was
