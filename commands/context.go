@@ -165,7 +165,7 @@ type Ctx struct {
 	// ErrorCounted is set by a script command whose error reply is the error of a command the
 	// script ran, counted in INFO errorstats when that command failed: it is not counted again.
 	ErrorCounted bool
-	keyBuf       [4][]byte // room for the declared keys of most commands
+	keyBuf       [16][]byte // room for the declared keys of most commands (MSET of 10 keys)
 
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
 	Ready []ReadyKey
