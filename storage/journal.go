@@ -84,9 +84,15 @@ func (j *bufJournal) flush() error {
 	return nil
 }
 
+// journalSyncHook, when set by a test, runs before a journal file is synced.
+var journalSyncHook func()
+
 func (j *bufJournal) Sync() error {
 	if err := j.flush(); err != nil {
 		return err
+	}
+	if journalSyncHook != nil {
+		journalSyncHook()
 	}
 	return j.w.Sync()
 }

@@ -4,7 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 )
 
 // copyFiles copies the files of dir into a new directory, as a process crash would leave them
@@ -85,5 +87,55 @@ func TestJournalRecordsReachTheFileWhenFlushed(t *testing.T) {
 	defer c.Close()
 	if v, ok := getString(t, c, 0, "k"); !ok || v != "v2" {
 		t.Fatalf("after the second flush and crash: %q %v, want v2", v, ok)
+	}
+}
+
+// TestJournalSyncLeavesWritesFree checks that the everysec sync of the journal does not hold
+// LevelDB's write lock: while the sync waits on the disk (a hook holds it), another commit is
+// written to LevelDB and its journal record reaches the file.
+func TestJournalSyncLeavesWritesFree(t *testing.T) {
+	s := openTest(t, false)
+	write(t, s, 0, "a", func(tx *Txn) error { return tx.SetString([]byte("a"), []byte("1"), 0) })
+	mustFlush(t, s)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	journalSyncHook = func() {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+	}
+	defer func() { journalSyncHook = nil }()
+	synced := make(chan error, 1)
+	go func() { synced <- s.syncJournal() }()
+	<-entered
+	flushed := make(chan error, 1)
+	go func() {
+		tx := s.Begin(0, [][]byte{[]byte("b")}, true)
+		if err := tx.SetString([]byte("b"), []byte("2"), 0); err != nil {
+			flushed <- err
+			return
+		}
+		if err := tx.Commit(); err != nil {
+			flushed <- err
+			return
+		}
+		flushed <- s.Flush()
+	}()
+	select {
+	case err := <-flushed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("a commit waited for the journal sync")
+	}
+	close(release)
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := getString(t, s, 0, "b"); !ok || v != "2" {
+		t.Fatalf("b = %q, %v", v, ok)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -376,10 +377,31 @@ func (s *Store) sleep(d time.Duration) bool {
 
 var sysSync = []byte("!sync")
 
+// syncJournal makes every journal record written so far durable. It syncs the journal file
+// itself, outside LevelDB's write lock, so that the commits of the event loop do not wait for
+// the disk meanwhile (a sync through LevelDB, a record written with Sync set, holds the lock
+// for the whole fsync: milliseconds, sometimes tens). When LevelDB has switched to a new
+// journal meanwhile, or the store has no journal of its own, the sync goes through LevelDB.
+func (s *Store) syncJournal() error {
+	return s.putRaw(sysSync, nil, syncWrites)
+	if s.disk.stor != nil {
+		if j := s.disk.stor.journal.Load(); j != nil {
+			err := j.Sync()
+			if err == nil && s.disk.stor.journal.Load() == j {
+				return nil
+			}
+			if err != nil && !errors.Is(err, os.ErrClosed) {
+				return err
+			}
+		}
+	}
+	return s.putRaw(sysSync, nil, syncWrites)
+}
+
 // syncLoop implements appendfsync everysec (it runs under every policy, as CONFIG SET may
-// switch to everysec): once a second, if anything was committed since the
-// last sync, it writes a tiny record with Sync set, which flushes the whole journal to stable
-// storage. At most about one second of acknowledged writes can be lost in a crash.
+// switch to everysec): once a second, if anything was committed since the last sync, it
+// writes the pending group and syncs the journal file (syncJournal). At most about one second
+// of acknowledged writes can be lost in a crash.
 func (s *Store) syncLoop() {
 	defer s.wg.Done()
 	for s.sleep(time.Second) {
@@ -388,7 +410,7 @@ func (s *Store) syncLoop() {
 		}
 		if s.fsync.get() == "everysec" && s.unsynced.Swap(false) {
 			s.vlog.sync() // values first: a pointer must not reach the disk before its value
-			if err := s.putRaw(sysSync, nil, &opt.WriteOptions{Sync: true}); err != nil {
+			if err := s.putRaw(sysSync, nil, syncWrites); err != nil {
 				s.log.Warn("journal sync", "err", err)
 				s.noteWriteError(err)
 			}
