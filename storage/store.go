@@ -383,7 +383,6 @@ var sysSync = []byte("!sync")
 // for the whole fsync: milliseconds, sometimes tens). When LevelDB has switched to a new
 // journal meanwhile, or the store has no journal of its own, the sync goes through LevelDB.
 func (s *Store) syncJournal() error {
-	return s.putRaw(sysSync, nil, syncWrites)
 	if s.disk.stor != nil {
 		if j := s.disk.stor.journal.Load(); j != nil {
 			err := j.Sync()
@@ -410,7 +409,7 @@ func (s *Store) syncLoop() {
 		}
 		if s.fsync.get() == "everysec" && s.unsynced.Swap(false) {
 			s.vlog.sync() // values first: a pointer must not reach the disk before its value
-			if err := s.putRaw(sysSync, nil, syncWrites); err != nil {
+			if err := s.syncJournal(); err != nil {
 				s.log.Warn("journal sync", "err", err)
 				s.noteWriteError(err)
 			}
