@@ -9,6 +9,10 @@ import (
 
 // metaCache keeps recently used metadata records (and the knowledge that a key is absent) in
 // memory, so that reading a hot key's metadata costs a map lookup instead of a LevelDB read.
+// Data records read by point reads (a list's nodes, a hash's fields) are kept too, so that
+// LRANGE of a hot list reads its nodes from memory; a commit updates the data records the cache
+// holds, and does not add the others. The collector deletes the records of dropped objects
+// without it: their IDs are never used again, so their entries are never read and age out.
 // It is bounded by a byte budget split over shards; a full shard evicts entries in the order
 // of a rotating hand over its entries, whatever their use.
 //
@@ -124,6 +128,17 @@ func (c *metaCache) set(k, val []byte, found bool) {
 	}
 }
 
+// refresh is set for a key the cache holds; it leaves an absent key absent.
+func (c *metaCache) refresh(k, val []byte, found bool) {
+	sh := c.shard(k)
+	sh.mu.Lock()
+	_, ok := sh.idx[string(k)]
+	sh.mu.Unlock()
+	if ok {
+		c.set(k, val, found)
+	}
+}
+
 // remove deletes the entry at position i, moving the last entry into its place; it returns
 // the moved entry's former position (-1 when none moved). The caller holds sh.mu.
 func (sh *cacheShard) remove(i int) int32 {
@@ -178,11 +193,15 @@ func (c *metaCache) size() int64 {
 	return n
 }
 
-// applyBatch updates the entries of every metadata record in a committed batch's records.
+// applyBatch updates the entries of every metadata record in a committed batch's records,
+// and those of the data records the cache holds.
 func (c *metaCache) applyBatch(data []byte) {
 	walkBatch(data, func(put bool, key, val []byte) {
-		if key[0] == tagMeta {
+		switch key[0] {
+		case tagMeta:
 			c.set(key, val, put)
+		case tagData:
+			c.refresh(key, val, put)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,4 +121,74 @@ func TestMetaCacheShardConsistency(t *testing.T) {
 			t.Fatalf("step %d: %q cached as %q, last set %q", step, k, v, last[k])
 		}
 	}
+}
+
+// TestCacheHoldsDataRecords checks that point reads of data records (a list's nodes, a hash's
+// fields) are served from the cache once read, and that commits keep those entries current.
+func TestCacheHoldsDataRecords(t *testing.T) {
+	s := openTest(t, false)
+	lrange := func() []string {
+		tx := s.Begin(0, [][]byte{[]byte("l")}, false)
+		defer tx.Abort()
+		var out []string
+		if err := tx.ListRange([]byte("l"), 0, -1, func(int) {}, func(v []byte) { out = append(out, string(v)) }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	hget := func(f string) (string, bool) {
+		tx := s.Begin(0, [][]byte{[]byte("h")}, false)
+		defer tx.Abort()
+		v, ok, err := tx.HashGet([]byte("h"), []byte(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v), ok
+	}
+	write(t, s, 0, "l", func(tx *Txn) error {
+		_, err := tx.ListPush([]byte("l"), [][]byte{[]byte("a"), []byte("b")}, false, false)
+		return err
+	})
+	write(t, s, 0, "h", func(tx *Txn) error {
+		_, err := tx.HashSet([]byte("h"), [][]byte{[]byte("f"), []byte("1"), []byte("g"), []byte("2")}, false)
+		return err
+	})
+	mustFlush(t, s)
+	if got := lrange(); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("LRANGE %q", got)
+	}
+	if v, ok := hget("f"); !ok || v != "1" {
+		t.Fatalf("HGET f = %q, %v", v, ok)
+	}
+	hits := s.cache.hits.Load()
+	lrange()
+	hget("f")
+	if s.cache.hits.Load() < hits+3 { // the list's metadata and node, the hash's field
+		t.Fatalf("%d cache hits for a second read of a list and a hash field, want at least 3", s.cache.hits.Load()-hits)
+	}
+	// Commits rewrite the cached node and field, and delete a cached field.
+	write(t, s, 0, "l", func(tx *Txn) error {
+		_, err := tx.ListPush([]byte("l"), [][]byte{[]byte("c")}, false, false)
+		return err
+	})
+	write(t, s, 0, "h", func(tx *Txn) error {
+		if _, err := tx.HashSet([]byte("h"), [][]byte{[]byte("f"), []byte("9")}, false); err != nil {
+			return err
+		}
+		_, err := tx.HashDel([]byte("h"), [][]byte{[]byte("g")})
+		return err
+	})
+	for _, flushed := range []bool{false, true} {
+		if got := lrange(); !slices.Equal(got, []string{"a", "b", "c"}) {
+			t.Fatalf("LRANGE %q after RPUSH (flushed %v)", got, flushed)
+		}
+		if v, ok := hget("f"); !ok || v != "9" {
+			t.Fatalf("HGET f = %q, %v after HSET (flushed %v)", v, ok, flushed)
+		}
+		if v, ok := hget("g"); ok {
+			t.Fatalf("HGET g = %q after HDEL (flushed %v)", v, flushed)
+		}
+		mustFlush(t, s)
+	}
+	invCheck(t, s)
 }

@@ -267,7 +267,8 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 		return v, err == nil, err
 	}
 	cache := t.s.cache
-	if cache != nil && k[0] == tagMeta {
+	cacheable := cache != nil && (k[0] == tagMeta || k[0] == tagData)
+	if cacheable {
 		if v, found, ok := cache.get(k); ok {
 			return v, found, nil
 		}
@@ -285,7 +286,7 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if cache != nil && k[0] == tagMeta {
+	if cacheable {
 		cache.set(k, v, found)
 	}
 	t.lastKey, t.lastVal, t.lastFound, t.lastOK = append(t.lastKey[:0], k...), v, found, true
