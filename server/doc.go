@@ -7,9 +7,11 @@
 // loop is an epoll set owning many connections; it reads every ready socket once, runs every
 // complete command through handle, flushes the journal once for the pass and writes each
 // connection's replies with one write, as Redis does, with no goroutine parked per idle
-// client. A command that may wait (a blocking command, WAIT, a script, PSYNC, a command held
-// by CLIENT PAUSE) detaches its connection to a goroutine, which runs it and what follows and
-// hands the connection back once it is idle. With io-model goroutine, and for TLS, redcon runs
+// client. A command that may wait (WAIT, a script, PSYNC, a command held by CLIENT PAUSE)
+// detaches its connection to a goroutine, which runs it and what follows and hands the
+// connection back once it is idle. A blocking command runs in the loop, so that it answers
+// there when it can and otherwise registers its blocked client in the order the loop runs
+// commands; only then is its wait detached. With io-model goroutine, and for TLS, redcon runs
 // one goroutine per client instead. Before a request is parsed, the request guard (protocol.go,
 // limits.go) checks the framing as Redis does, with its error texts and limits (multibulk and
 // bulk lengths, proto-max-bulk-len, client-query-buffer-limit, unauthenticated clients), so no

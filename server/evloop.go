@@ -21,10 +21,13 @@ import (
 // A connection's descriptor is taken out of Go's network poller (sockConn, evloop_sock.go): the
 // loop reads and writes it directly, and a connection that needs a goroutine is detached to
 // one that reads and writes it through a Go net.Conn, as the goroutine path does.
-// A connection is detached before a command that may wait (a blocking command, WAIT, DEBUG,
-// a script, PSYNC, any command during CLIENT PAUSE); its goroutine runs that command and the
-// rest of its input, and hands it back to its loop once the connection is idle in a state the
-// loop serves, its unread bytes processed after, in order. Subscribers, monitors and tracking
+// A connection is detached before a command that may wait (WAIT, DEBUG, a script, PSYNC, any
+// command during CLIENT PAUSE); its goroutine runs that command and the rest of its input, and
+// hands it back to its loop once the connection is idle in a state the loop serves, its unread
+// bytes processed after, in order. A blocking command (BLPOP, XREAD BLOCK, ...) runs in the
+// loop: one that can answer at once answers there, and one that must wait registers its
+// blocked client there, in order with the other connections' commands, before the connection
+// is detached for the wait alone. Subscribers, monitors and tracking
 // clients stay in the loop: their output goes through their outbound queue's writer
 // (pubsub.go), which other goroutines push to.
 //
@@ -69,6 +72,7 @@ type loopConn struct {
 	outArmed  bool        // EPOLLOUT is in the descriptor's events; loop only
 	pending   bool        // in the loop's dirty list
 	softTimer bool        // a timer will post it when the soft output limit's seconds are up
+	blocked   bool        // the command handle just ran blocked: its wait is to be detached
 	passCmds  int         // commands run since the replies were last written; loop only
 }
 
@@ -396,6 +400,13 @@ func (l *eventLoop) runCommands(lc *loopConn) bool {
 		pos += n
 		lc.passCmds++
 		s.handle(lc, cmd)
+		if lc.blocked {
+			// Blocked, registered on the loop: a goroutine waits, answers and runs the rest.
+			g.out = append(g.out[:0:0], buf[pos:]...)
+			pos = len(buf)
+			l.detach(lc)
+			return false
+		}
 	}
 	return true
 }

@@ -20,9 +20,10 @@ func (l *eventLoop) detach(lc *loopConn) {
 }
 
 // needsGoroutine reports whether the command in args may wait, and so must not run in a loop:
-// a blocking command, WAIT, DEBUG (SLEEP), a script (which must not keep the loop from
-// answering BUSY), an EXEC that runs one, PSYNC and SYNC (which stream to the replica), and
-// any command while CLIENT PAUSE holds commands.
+// WAIT, DEBUG (SLEEP), a script (which must not keep the loop from answering BUSY), an EXEC
+// that runs one, PSYNC and SYNC (which stream to the replica), and any command while CLIENT
+// PAUSE holds commands. A blocking command runs in the loop: only its wait, once it has
+// blocked, is detached (runCommands, resumeBlocked).
 func (s *Server) needsGoroutine(c *client, args [][]byte) bool {
 	if s.x.pauseUntil.Load() != 0 {
 		return true
@@ -31,7 +32,7 @@ func (s *Server) needsGoroutine(c *client, args [][]byte) bool {
 	if cmd == nil {
 		return false
 	}
-	if cmd.Flags&commands.FlagBlocking != 0 || commands.IsScriptCommand(cmd) {
+	if commands.IsScriptCommand(cmd) {
 		return true
 	}
 	switch cmd.Name {
@@ -47,6 +48,10 @@ func (s *Server) needsGoroutine(c *client, args [][]byte) bool {
 // through the request guard as the goroutine path does, until it can go back to its loop.
 func (s *Server) runDetached(lc *loopConn) {
 	g := lc.g
+	if lc.blocked {
+		lc.blocked = false
+		s.resumeBlocked(lc)
+	}
 	lc.in = append(lc.in[:0], g.out...)
 	g.out = g.out[:0]
 	buf := make([]byte, 16<<10)
@@ -117,4 +122,18 @@ func (lc *loopConn) flushBlocking() error {
 		lc.out = nil
 	}
 	return err
+}
+
+// resumeBlocked waits for the answer of the command that blocked in the loop and queues it, on
+// the goroutine the connection was detached to (the end of handle, which the loop left to it).
+func (s *Server) resumeBlocked(lc *loopConn) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	c := lc.client()
+	defer func() {
+		if r := recover(); r != nil {
+			s.commandPanicked(r, lc, c, c.ctx.Args)
+		}
+	}()
+	s.answer(lc, c)
 }

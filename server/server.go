@@ -406,11 +406,8 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	defer s.inflight.Add(-1)
 	c := conn.Context().(*client)
 	defer func() {
-		if r := recover(); r != nil { // panics.go: this client is closed, the server goes on
-			s.clientPanic(r, "running a command", c.ID, quoteArgs(cmd.Args))
-			c.x.killed.Store(true)
-			c.w.Reset()
-			conn.Close()
+		if r := recover(); r != nil {
+			s.commandPanicked(r, conn, c, cmd.Args)
 		}
 	}()
 	var staged *storage.StagedValue
@@ -469,6 +466,28 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	s.stats.commandsProcessed.Add(1)
 	s.afterCommand(c, st)
 	ctx.Ready = signalChangedKeys(s, ctx, ctx.Ready) // blocking_stream.go
+	if lc, ok := conn.(*loopConn); ok && ctx.Blocked && !lc.detached.Load() {
+		// Registered on the loop, in order with the other connections' commands; the loop
+		// moves the wait to a goroutine, which answers (evloop_detach.go).
+		lc.blocked = true
+		return
+	}
+	s.answer(conn, c)
+}
+
+// commandPanicked closes the client whose command (args) panicked with r; the server goes on
+// (panics.go).
+func (s *Server) commandPanicked(r any, conn redcon.Conn, c *client, args [][]byte) {
+	s.clientPanic(r, "running a command", c.ID, quoteArgs(args))
+	c.x.killed.Store(true)
+	c.w.Reset()
+	conn.Close()
+}
+
+// answer finishes a command handle ran: it waits if the command blocked, serves the clients
+// blocked on keys it pushed to, and queues the reply.
+func (s *Server) answer(conn redcon.Conn, c *client) {
+	ctx := &c.ctx
 	if ctx.Blocked || len(ctx.Ready) > 0 {
 		s.afterBlocking(conn, c) // blocking.go: wait if blocked, serve clients blocked on pushed keys
 	}

@@ -216,6 +216,13 @@ func (s *Store) Flush() error {
 			continue
 		}
 		g := gc.pend // target itself: a group is pending, then written, then done
+		if g != target {
+			// Written by another caller, which retired it and is about to close its done.
+			gc.mu.Unlock()
+			<-target.done
+			gc.mu.Lock()
+			continue
+		}
 		gc.flushing, gc.pend = g, nil
 		gc.mu.Unlock()
 		s.writeGroup(g)
