@@ -346,8 +346,6 @@ func redisInt(m *storage.Meta) (int64, bool) {
 // Redis 7.0's default encoding thresholds.
 const (
 	embstrLimit          = 44  // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-	hashListpackEntries  = 512 // hash-max-listpack-entries (512 built in; redis.conf says 128)
-	hashListpackValue    = 64  // hash-max-listpack-value
 	setIntsetEntries     = 512 // set-max-intset-entries
 	zsetListpackEntries  = 128 // zset-max-listpack-entries
 	zsetListpackValueLen = 64  // zset-max-listpack-value
@@ -374,12 +372,10 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 	case storage.TypeStream:
 		return "stream", nil
 	case storage.TypeHash:
-		if m.Size > hashListpackEntries {
-			return "hashtable", nil
+		if m.Enc == storage.EncPacked {
+			return "listpack", nil
 		}
-		return smallEncoding(t, m.ID, nil, "listpack", "hashtable", func(k, v []byte) bool {
-			return len(k) <= hashListpackValue && len(v) <= hashListpackValue
-		})
+		return "hashtable", nil
 	case storage.TypeSet:
 		if m.Size > setIntsetEntries {
 			return "hashtable", nil

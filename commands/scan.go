@@ -188,6 +188,10 @@ func cmdCollScan(c *Ctx) {
 	if !ok {
 		return
 	}
+	if m.Enc == storage.EncPacked {
+		scanPacked(c, m, o)
+		return
+	}
 	var sub []byte
 	if want == storage.TypeZSet {
 		sub = zsetMemberPrefix
@@ -284,6 +288,39 @@ func cmdCollScan(c *Ctx) {
 			c.W.Bulk(resp.FormatScore(tmp[:0], e.score))
 		}
 	}
+}
+
+// scanPacked answers HSCAN, SSCAN or ZSCAN of packed collection m as Redis answers a listpack
+// or an intset: every element matching the pattern in one reply, in the collection's order,
+// with cursor 0.
+func scanPacked(c *Ctx, m *storage.Meta, o scanOpts) {
+	var out [][]byte
+	keep := func(name []byte, rest ...[]byte) bool {
+		if o.pattern == nil || glob.Match(o.pattern, name, false) {
+			out = append(out, bytes.Clone(name))
+			for _, r := range rest {
+				out = append(out, bytes.Clone(r))
+			}
+		}
+		return true
+	}
+	var err error
+	switch m.Type {
+	case storage.TypeHash:
+		err = c.Txn.HashEach(m, func(f, v []byte) bool { return keep(f, v) })
+	case storage.TypeSet:
+		err = c.Txn.SetEach(m, func(mem []byte) bool { return keep(mem) })
+	case storage.TypeZSet:
+		var tmp [32]byte
+		err = c.Txn.ZSetOf(m).Scan(false, func(mem []byte, score float64) bool {
+			return keep(mem, resp.FormatScore(tmp[:0], score))
+		})
+	}
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	writeScanReply(c, 0, out)
 }
 
 func cmpInt(a, b int64) int {

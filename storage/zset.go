@@ -133,6 +133,9 @@ func (t *Txn) ZSet(key []byte) (*ZSet, error) {
 	return &ZSet{t: t, key: key, m: m, existed: m != nil}, nil
 }
 
+// ZSetOf returns the sorted set whose metadata is m, for reading.
+func (t *Txn) ZSetOf(m *Meta) *ZSet { return &ZSet{t: t, m: m, existed: true} }
+
 // Exists reports whether the set has members.
 func (z *ZSet) Exists() bool { return z.m != nil && z.m.Size > 0 }
 

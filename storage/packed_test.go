@@ -1,0 +1,203 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// wantEnc fails unless key has encoding enc, records data records and size elements.
+func wantEnc(t *testing.T, s *Store, key string, enc byte, records int, size uint64) {
+	t.Helper()
+	m := invMeta(t, s, key)
+	if n := countData(t, s, m.ID); m.Enc != enc || n != records || m.Size != size {
+		t.Fatalf("%q: encoding %d, %d records, size %d; want %d, %d, %d", key, m.Enc, n, m.Size, enc, records, size)
+	}
+	invCheck(t, s)
+}
+
+func hset(t *testing.T, s *Store, key string, nx bool, pairs ...string) int64 {
+	t.Helper()
+	var n int64
+	invTxn(t, s, 0, []string{key}, func(tx *Txn) (err error) {
+		n, err = tx.HashSet([]byte(key), bs(pairs...), nx)
+		return err
+	})
+	return n
+}
+
+func hfields(t *testing.T, s *Store, key string) string {
+	t.Helper()
+	tx := s.Begin(0, nil, false)
+	defer tx.Abort()
+	m, err := tx.GetMetaOf([]byte(key), TypeHash)
+	if err != nil || m == nil {
+		t.Fatalf("%q: %v %v", key, m, err)
+	}
+	var out []string
+	if err := tx.HashEach(m, func(f, v []byte) bool { out = append(out, string(f)+"="+string(v)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestPackedHashEntriesThreshold(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{HashEntries: 4, HashValue: 8})
+	if n := hset(t, s, "h", false, "b", "1", "a", "2", "", "empty", "b", "3"); n != 3 {
+		t.Fatalf("HashSet added %d, want 3", n)
+	}
+	wantEnc(t, s, "h", EncPacked, 1, 3)
+	// Insertion order, and an overwritten field keeps its place, as a listpack does.
+	if got := hfields(t, s, "h"); got != "b=3 a=2 =empty" {
+		t.Fatalf("fields %q", got)
+	}
+	hset(t, s, "h", false, "c", "4")
+	wantEnc(t, s, "h", EncPacked, 1, 4)
+	hset(t, s, "h", false, "d", "5") // the fifth field converts
+	wantEnc(t, s, "h", EncRecords, 5, 5)
+	if got := hfields(t, s, "h"); got != "=empty a=2 b=3 c=4 d=5" {
+		t.Fatalf("fields after conversion %q", got)
+	}
+	invTxn(t, s, 0, []string{"h"}, func(tx *Txn) error {
+		n, err := tx.HashDel([]byte("h"), bs("a", "b", "c", "d", "zz"))
+		if n != 4 {
+			t.Errorf("HashDel = %d, want 4", n)
+		}
+		return err
+	})
+	wantEnc(t, s, "h", EncRecords, 1, 1) // never converts back
+	tx := s.Begin(0, nil, false)
+	v, ok, err := tx.HashGet([]byte("h"), nil)
+	tx.Abort()
+	if err != nil || !ok || string(v) != "empty" {
+		t.Fatalf("HashGet(\"\") = %q %v %v", v, ok, err)
+	}
+}
+
+func TestPackedHashValueThreshold(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{HashEntries: 10, HashValue: 8})
+	hset(t, s, "h", false, "f", "12345678")
+	wantEnc(t, s, "h", EncPacked, 1, 1)
+	// HSETNX of a field that exists, with a value too long: nothing is set or converted.
+	if n := hset(t, s, "h", true, "f", "123456789"); n != 0 {
+		t.Fatalf("nx set added %d", n)
+	}
+	wantEnc(t, s, "h", EncPacked, 1, 1)
+	hset(t, s, "h", false, "f", "123456789")
+	wantEnc(t, s, "h", EncRecords, 1, 1)
+	if got := hfields(t, s, "h"); got != "f=123456789" {
+		t.Fatalf("fields %q", got)
+	}
+	hset(t, s, "g", false, "123456789", "v") // a long field converts too
+	wantEnc(t, s, "g", EncRecords, 1, 1)
+}
+
+// TestPackedHashLimitChanges: a new threshold applies to the writes after it, in both
+// directions.
+func TestPackedHashLimitChanges(t *testing.T) {
+	s := openTest(t, false)
+	for i := 0; i < 6; i++ {
+		hset(t, s, "h", false, fmt.Sprint("f", i), "v")
+	}
+	wantEnc(t, s, "h", EncPacked, 1, 6)
+	s.SetPackLimits(PackLimits{HashEntries: 3, HashValue: 64})
+	wantEnc(t, s, "h", EncPacked, 1, 6) // untouched until written
+	invTxn(t, s, 0, []string{"h"}, func(tx *Txn) error { _, err := tx.HashDel([]byte("h"), bs("f0")); return err })
+	wantEnc(t, s, "h", EncPacked, 1, 5) // a delete never converts
+	hset(t, s, "h", false, "f1", "w")   // an overwrite past the threshold converts
+	wantEnc(t, s, "h", EncRecords, 5, 5)
+
+	s.SetPackLimits(PackLimits{})
+	hset(t, s, "zero", false, "a", "1")
+	wantEnc(t, s, "zero", EncRecords, 1, 1)
+	s.SetPackLimits(DefaultPackLimits)
+	hset(t, s, "zero", false, "b", "1")
+	wantEnc(t, s, "zero", EncRecords, 2, 2) // a converted hash stays so
+	hset(t, s, "new", false, "b", "1")
+	wantEnc(t, s, "new", EncPacked, 1, 1)
+}
+
+func TestPackedHashDeleteAndCopy(t *testing.T) {
+	s := openTest(t, false)
+	hset(t, s, "h", false, "a", "1", "b", "2")
+	invTxn(t, s, 0, []string{"h", "c"}, func(tx *Txn) error {
+		m, err := tx.GetMeta([]byte("h"))
+		if err != nil {
+			return err
+		}
+		cp := *m
+		if cp.ID, err = tx.CopyData(m); err != nil {
+			return err
+		}
+		return tx.PutMeta([]byte("c"), &cp)
+	})
+	wantEnc(t, s, "c", EncPacked, 1, 2)
+	invTxn(t, s, 0, []string{"h"}, func(tx *Txn) error {
+		_, err := tx.HashDel([]byte("h"), bs("a", "b"))
+		return err
+	})
+	if _, err := s.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	invCheck(t, s)
+	if got := hfields(t, s, "c"); got != "a=1 b=2" {
+		t.Fatalf("copy %q", got)
+	}
+}
+
+func TestPackWriter(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{HashEntries: 2, HashValue: 4})
+	for _, tc := range []struct {
+		key   string
+		pairs []string
+		enc   byte
+		recs  int
+	}{
+		{"small", []string{"a", "1", "b", "2"}, EncPacked, 1},
+		{"many", []string{"a", "1", "b", "2", "c", "3"}, EncRecords, 3},
+		{"long", []string{"a", "12345"}, EncRecords, 1},
+	} {
+		invTxn(t, s, 0, []string{tc.key}, func(tx *Txn) error {
+			id, err := tx.NewID()
+			if err != nil {
+				return err
+			}
+			w := tx.NewPackWriter(TypeHash, id)
+			for i := 0; i < len(tc.pairs); i += 2 {
+				if ok, err := w.Add(tx, []byte(tc.pairs[i]), []byte(tc.pairs[i+1]), 0); err != nil || !ok {
+					t.Fatalf("%s: Add = %v %v", tc.key, ok, err)
+				}
+			}
+			if ok, _ := w.Add(tx, []byte("a"), []byte("x"), 0); ok {
+				t.Errorf("%s: a duplicate field was taken", tc.key)
+			}
+			m := &Meta{Type: TypeHash}
+			w.Finish(tx, m)
+			return tx.PutMeta([]byte(tc.key), m)
+		})
+		wantEnc(t, s, tc.key, tc.enc, tc.recs, uint64(len(tc.pairs)/2))
+	}
+}
+
+// TestMetaEncodingByte: a collection of the record layout keeps format 2's metadata record,
+// so directories written before packed collections read as they are.
+func TestMetaEncodingByte(t *testing.T) {
+	for _, enc := range []byte{EncRecords, EncPacked} {
+		m := Meta{Type: TypeHash, ID: 7, Size: 3, Enc: enc}
+		b := encodeMeta(nil, &m)
+		if want := metaHeader + 16 + int(enc); len(b) != want {
+			t.Fatalf("enc %d: %d bytes, want %d", enc, len(b), want)
+		}
+		var got Meta
+		if err := decodeMeta(b, &got); err != nil || got.Type != m.Type || got.ID != m.ID || got.Size != m.Size || got.Enc != m.Enc {
+			t.Fatalf("enc %d: decoded %+v, %v", enc, got, err)
+		}
+	}
+	bad := append(encodeMeta(nil, &Meta{Type: TypeSet, ID: 1, Size: 1}), 9)
+	if decodeMeta(bad, new(Meta)) == nil {
+		t.Fatal("an unknown encoding byte decoded")
+	}
+}
