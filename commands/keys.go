@@ -346,7 +346,6 @@ func redisInt(m *storage.Meta) (int64, bool) {
 // Redis 7.0's default encoding thresholds.
 const (
 	embstrLimit          = 44  // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-	setIntsetEntries     = 512 // set-max-intset-entries
 	zsetListpackEntries  = 128 // zset-max-listpack-entries
 	zsetListpackValueLen = 64  // zset-max-listpack-value
 )
@@ -377,16 +376,10 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 		}
 		return "hashtable", nil
 	case storage.TypeSet:
-		if m.Size > setIntsetEntries {
-			return "hashtable", nil
+		if m.Enc == storage.EncPacked {
+			return "intset", nil
 		}
-		return smallEncoding(t, m.ID, nil, "intset", "hashtable", func(k, _ []byte) bool {
-			if len(k) > 20 || string(k) == "-0" {
-				return false
-			}
-			_, err := num.ParseInt(k)
-			return err == nil
-		})
+		return "hashtable", nil
 	case storage.TypeZSet:
 		if m.Size > zsetListpackEntries {
 			return "skiplist", nil

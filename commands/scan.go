@@ -250,12 +250,6 @@ func cmdCollScan(c *Ctx) {
 		return
 	}
 	switch {
-	case enc == "intset":
-		slices.SortFunc(out, func(a, b elem) int {
-			x, _ := num.ParseInt(a.name)
-			y, _ := num.ParseInt(b.name)
-			return cmpInt(x, y)
-		})
 	case enc == "listpack" && want == storage.TypeZSet:
 		slices.SortStableFunc(out, func(a, b elem) int {
 			switch {
@@ -321,14 +315,4 @@ func scanPacked(c *Ctx, m *storage.Meta, o scanOpts) {
 		return
 	}
 	writeScanReply(c, 0, out)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -78,7 +78,15 @@ func (t *Txn) collectionFor(key []byte, typ Type) (*Meta, error) {
 // newEnc returns the encoding of a new collection of type typ: packed unless its entries
 // threshold is 0.
 func (t *Txn) newEnc(typ Type) byte {
-	if typ == TypeHash && t.s.PackLimits().HashEntries > 0 {
+	lim := t.s.PackLimits()
+	n := lim.HashEntries
+	switch typ {
+	case TypeSet:
+		n = lim.SetIntEntries
+	case TypeZSet:
+		return EncRecords
+	}
+	if n > 0 {
 		return EncPacked
 	}
 	return EncRecords

@@ -150,6 +150,9 @@ func (w *PackWriter) fits(name, value []byte) bool {
 	switch w.typ {
 	case TypeHash:
 		return int64(w.n) <= w.lim.HashEntries && int64(len(name)) <= w.lim.HashValue && int64(len(value)) <= w.lim.HashValue
+	case TypeSet:
+		_, ok := intsetMember(name)
+		return ok && int64(w.n) <= w.lim.SetIntEntries
 	}
 	return false
 }
@@ -172,6 +175,13 @@ func (w *PackWriter) putRecords(t *Txn, e [][]byte) {
 func (w *PackWriter) Finish(t *Txn, m *Meta) {
 	m.ID, m.Size, m.Enc = w.id, w.n, EncRecords
 	if w.packed && w.n > 0 {
+		if w.typ == TypeSet {
+			vals := make([]int64, len(w.elems))
+			for i, e := range w.elems {
+				vals[i], _ = intsetMember(e)
+			}
+			w.elems = sortIntset(w.elems, vals)
+		}
 		t.putPacked(w.id, w.elems)
 		m.Enc = EncPacked
 	}

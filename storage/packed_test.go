@@ -201,3 +201,116 @@ func TestMetaEncodingByte(t *testing.T) {
 		t.Fatal("an unknown encoding byte decoded")
 	}
 }
+
+func sadd(t *testing.T, s *Store, key string, members ...string) int64 {
+	t.Helper()
+	var n int64
+	invTxn(t, s, 0, []string{key}, func(tx *Txn) (err error) {
+		n, err = tx.SetAdd([]byte(key), bs(members...))
+		return err
+	})
+	return n
+}
+
+func smembers(t *testing.T, s *Store, key string) string {
+	t.Helper()
+	tx := s.Begin(0, nil, false)
+	defer tx.Abort()
+	m, err := tx.GetMetaOf([]byte(key), TypeSet)
+	if err != nil || m == nil {
+		t.Fatalf("%q: %v %v", key, m, err)
+	}
+	var out []string
+	if err := tx.SetEach(m, func(mem []byte) bool { out = append(out, string(mem)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestPackedSetIntsetThreshold(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{SetIntEntries: 4})
+	if n := sadd(t, s, "s", "10", "-3", "2", "10"); n != 3 {
+		t.Fatalf("SetAdd = %d, want 3", n)
+	}
+	wantEnc(t, s, "s", EncPacked, 1, 3)
+	if got := smembers(t, s, "s"); got != "-3 2 10" {
+		t.Fatalf("members %q, want numeric order", got)
+	}
+	sadd(t, s, "s", "9223372036854775807")
+	wantEnc(t, s, "s", EncPacked, 1, 4)
+	sadd(t, s, "s", "5") // the fifth member converts
+	wantEnc(t, s, "s", EncRecords, 5, 5)
+
+	for _, m := range []string{"x", "01", "+1", "-0", "9223372036854775808", " 1"} {
+		sadd(t, s, "n"+m, "1")
+		wantEnc(t, s, "n"+m, EncPacked, 1, 1)
+		sadd(t, s, "n"+m, m) // not an integer Redis would keep in an intset
+		wantEnc(t, s, "n"+m, EncRecords, 2, 2)
+	}
+	sadd(t, s, "x", "a")
+	wantEnc(t, s, "x", EncRecords, 1, 1)
+}
+
+func TestPackedSetOps(t *testing.T) {
+	s := openTest(t, false)
+	sadd(t, s, "a", "3", "1", "2", "20")
+	sadd(t, s, "b", "2", "3", "4")
+	sadd(t, s, "c", "10", "x", "2") // records
+	wantEnc(t, s, "c", EncRecords, 3, 3)
+	tx := s.Begin(0, nil, false)
+	for _, tc := range []struct {
+		op   SetOp
+		keys []string
+		want string
+	}{
+		{SetInter, []string{"a", "b"}, "2 3"},
+		{SetInter, []string{"a", "b", "c"}, "2"},
+		{SetUnion, []string{"a", "c"}, "1 10 2 20 3 x"},
+		{SetDiff, []string{"a", "b", "c"}, "1 20"},
+		{SetDiff, []string{"c", "a"}, "10 x"},
+	} {
+		var out []string
+		if err := tx.SetCombine(tc.op, bs(tc.keys...), func(m []byte) bool { out = append(out, string(m)); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(out, " "); got != tc.want {
+			t.Errorf("op %d %v = %q, want %q", tc.op, tc.keys, got, tc.want)
+		}
+	}
+	tx.Abort()
+	invTxn(t, s, 0, []string{"a", "d"}, func(tx *Txn) error {
+		if ok, err := tx.SetMove([]byte("a"), []byte("d"), []byte("20")); err != nil || !ok {
+			t.Errorf("SetMove = %v %v", ok, err)
+		}
+		if n, err := tx.SetStore([]byte("e"), bs("7", "-7", "0")); err != nil || n != 3 {
+			t.Errorf("SetStore = %d %v", n, err)
+		}
+		return nil
+	})
+	wantEnc(t, s, "a", EncPacked, 1, 3)
+	wantEnc(t, s, "d", EncPacked, 1, 1)
+	wantEnc(t, s, "e", EncPacked, 1, 3)
+	if got := smembers(t, s, "e"); got != "-7 0 7" {
+		t.Fatalf("stored %q", got)
+	}
+	invTxn(t, s, 0, []string{"a"}, func(tx *Txn) error {
+		out, err := tx.SetPop([]byte("a"), 2)
+		if len(out) != 2 {
+			t.Errorf("SetPop gave %q", out)
+		}
+		return err
+	})
+	wantEnc(t, s, "a", EncPacked, 1, 1)
+	invTxn(t, s, 0, []string{"a"}, func(tx *Txn) error {
+		n, err := tx.SetRem([]byte("a"), bs("1", "2", "3"))
+		if n != 1 {
+			t.Errorf("SetRem = %d", n)
+		}
+		return err
+	})
+	if _, err := s.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	invCheck(t, s)
+}
