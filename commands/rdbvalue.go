@@ -216,21 +216,13 @@ func DumpValue(txn *storage.Txn, m *storage.Meta, w ValueSink) error {
 	case storage.TypeHash:
 		ierr = txn.HashEach(m, func(f, v []byte) bool { return each(func() error { return w.Field(f, v) }) })
 	case storage.TypeZSet:
-		// The score index, so that a reader builds the set in order.
-		it := txn.ScanData(m.ID, []byte{storage.ZSetScoreTag}, nil, nil)
-		const head = storage.DataPrefixLen + 1 + 8
-		for it.Next() {
-			k := it.Key()
-			if len(k) < head {
-				err = errSizeMismatch
-				break
-			}
-			score := storage.DecodeScore(k[head-8 : head])
-			if !each(func() error { return w.ScoredMember(k[head:], score) }) {
-				break
-			}
+		// In score order, so that a reader builds the set in order.
+		var z *storage.ZSet
+		if z, ierr = txn.ZSetOf(m); ierr == nil {
+			ierr = z.Scan(false, func(mem []byte, score float64) bool {
+				return each(func() error { return w.ScoredMember(mem, score) })
+			})
 		}
-		ierr = it.Close()
 	}
 	switch {
 	case err != nil:

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -196,18 +195,7 @@ func cmdCollScan(c *Ctx) {
 	if want == storage.TypeZSet {
 		sub = zsetMemberPrefix
 	}
-	// Redis answers a small (listpack or intset encoded) collection in one reply, whatever
-	// COUNT says; so do we, in the order Redis's encoding has where it is deterministic.
-	enc, err := objectEncoding(c.Txn, m)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	small := enc == "listpack" || enc == "intset"
-	pos := cursor.Pos{Inclusive: true}
-	if !small {
-		pos = cursors.Lookup(cur)
-	}
+	pos := cursors.Lookup(cur)
 	var prefix []byte
 	if o.pattern != nil {
 		prefix = glob.Prefix(o.pattern)
@@ -224,7 +212,7 @@ func cmdCollScan(c *Ctx) {
 	more := false
 	skip := storage.DataPrefixLen + len(sub)
 	for it.Next() {
-		if !small && examined == o.count {
+		if examined == o.count {
 			more = true
 			break
 		}
@@ -248,18 +236,6 @@ func cmdCollScan(c *Ctx) {
 	if err := it.Close(); err != nil {
 		c.Fail(err)
 		return
-	}
-	switch {
-	case enc == "listpack" && want == storage.TypeZSet:
-		slices.SortStableFunc(out, func(a, b elem) int {
-			switch {
-			case a.score < b.score:
-				return -1
-			case a.score > b.score:
-				return 1
-			}
-			return bytes.Compare(a.name, b.name)
-		})
 	}
 	next := uint64(0)
 	if more {
@@ -305,10 +281,13 @@ func scanPacked(c *Ctx, m *storage.Meta, o scanOpts) {
 	case storage.TypeSet:
 		err = c.Txn.SetEach(m, func(mem []byte) bool { return keep(mem) })
 	case storage.TypeZSet:
-		var tmp [32]byte
-		err = c.Txn.ZSetOf(m).Scan(false, func(mem []byte, score float64) bool {
-			return keep(mem, resp.FormatScore(tmp[:0], score))
-		})
+		var z *storage.ZSet
+		if z, err = c.Txn.ZSetOf(m); err == nil {
+			var tmp [32]byte
+			err = z.Scan(false, func(mem []byte, score float64) bool {
+				return keep(mem, resp.FormatScore(tmp[:0], score))
+			})
+		}
 	}
 	if err != nil {
 		c.Fail(err)

@@ -84,7 +84,7 @@ func (t *Txn) newEnc(typ Type) byte {
 	case TypeSet:
 		n = lim.SetIntEntries
 	case TypeZSet:
-		return EncRecords
+		n = lim.ZSetEntries
 	}
 	if n > 0 {
 		return EncPacked

@@ -153,6 +153,8 @@ func (w *PackWriter) fits(name, value []byte) bool {
 	case TypeSet:
 		_, ok := intsetMember(name)
 		return ok && int64(w.n) <= w.lim.SetIntEntries
+	case TypeZSet:
+		return int64(w.n) <= w.lim.ZSetEntries && int64(len(name)) <= w.lim.ZSetValue
 	}
 	return false
 }
@@ -175,12 +177,19 @@ func (w *PackWriter) putRecords(t *Txn, e [][]byte) {
 func (w *PackWriter) Finish(t *Txn, m *Meta) {
 	m.ID, m.Size, m.Enc = w.id, w.n, EncRecords
 	if w.packed && w.n > 0 {
-		if w.typ == TypeSet {
+		switch w.typ {
+		case TypeSet:
 			vals := make([]int64, len(w.elems))
 			for i, e := range w.elems {
 				vals[i], _ = intsetMember(e)
 			}
 			w.elems = sortIntset(w.elems, vals)
+		case TypeZSet:
+			z := &ZSet{t: t, m: &Meta{Type: TypeZSet, ID: w.id, Enc: EncPacked}}
+			for i := 0; i < len(w.elems); i += 2 {
+				z.pinsert(w.elems[i], DecodeScore(w.elems[i+1]))
+			}
+			w.elems = z.p
 		}
 		t.putPacked(w.id, w.elems)
 		m.Enc = EncPacked

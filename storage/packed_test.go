@@ -314,3 +314,103 @@ func TestPackedSetOps(t *testing.T) {
 	}
 	invCheck(t, s)
 }
+
+// zrange returns the members of zset key in score order with their scores.
+func zrange(t *testing.T, s *Store, key string) string {
+	t.Helper()
+	tx := s.Begin(0, nil, false)
+	defer tx.Abort()
+	z, err := tx.ZSet([]byte(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	if err := z.Scan(false, func(m []byte, sc float64) bool { out = append(out, fmt.Sprintf("%s=%g", m, sc)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
+}
+
+func zadd(t *testing.T, s *Store, key string, kv ...any) {
+	t.Helper()
+	invTxn(t, s, 0, []string{key}, func(tx *Txn) error {
+		z, err := tx.ZSet([]byte(key))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(kv); i += 2 {
+			if _, err := z.Add([]byte(kv[i].(string)), kv[i+1].(float64)); err != nil {
+				return err
+			}
+		}
+		return z.Save()
+	})
+}
+
+func TestPackedZSetThresholds(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{ZSetEntries: 4, ZSetValue: 4})
+	zadd(t, s, "z", "b", 2.0, "a", 2.0, "c", -1.0, "b", 0.5)
+	wantEnc(t, s, "z", EncPacked, 1, 3)
+	if got := zrange(t, s, "z"); got != "c=-1 b=0.5 a=2" {
+		t.Fatalf("packed order %q", got)
+	}
+	tx := s.Begin(0, nil, false)
+	z, _ := tx.ZSet([]byte("z"))
+	r, ok, _ := z.Rank([]byte("b"), false)
+	rr, _, _ := z.Rank([]byte("b"), true)
+	n, _ := z.CountByScore(ScoreRange{Min: 0, Max: 2, MinEx: true})
+	var window []string
+	z.RangeByRank(1, 2, true, func(m []byte, _ float64) bool { window = append(window, string(m)); return true })
+	var mem []string
+	z.Members(func(m []byte, _ float64) bool { mem = append(mem, string(m)); return true })
+	tx.Abort()
+	if r != 1 || !ok || rr != 1 || n != 2 || fmt.Sprint(window) != "[b c]" || fmt.Sprint(mem) != "[a b c]" {
+		t.Fatalf("rank %d %v, reverse %d, count %d, window %v, members %v", r, ok, rr, n, window, mem)
+	}
+	zadd(t, s, "z", "d", 3.0)
+	wantEnc(t, s, "z", EncPacked, 1, 4)
+	zadd(t, s, "z", "e", 4.0) // the fifth member converts
+	wantEnc(t, s, "z", EncRecords, 10, 5)
+	if got := zrange(t, s, "z"); got != "c=-1 b=0.5 a=2 d=3 e=4" {
+		t.Fatalf("converted order %q", got)
+	}
+	zadd(t, s, "long", "x", 1.0)
+	zadd(t, s, "long", "12345", 1.0) // a member longer than the value threshold converts
+	wantEnc(t, s, "long", EncRecords, 4, 2)
+
+	invTxn(t, s, 0, []string{"p"}, func(tx *Txn) error {
+		_, err := tx.ZStore([]byte("p"), []ZEntry{{[]byte("y"), 2}, {[]byte("x"), 1}})
+		return err
+	})
+	wantEnc(t, s, "p", EncPacked, 1, 2)
+	invTxn(t, s, 0, []string{"p"}, func(tx *Txn) error {
+		z, err := tx.ZSet([]byte("p"))
+		if err != nil {
+			return err
+		}
+		if es, err := z.Pop(false, 1); err != nil || len(es) != 1 || string(es[0].Member) != "x" {
+			t.Errorf("Pop = %v %v", es, err)
+		}
+		return z.Save()
+	})
+	wantEnc(t, s, "p", EncPacked, 1, 1)
+	invTxn(t, s, 0, []string{"p"}, func(tx *Txn) error {
+		z, err := tx.ZSet([]byte("p"))
+		if err != nil {
+			return err
+		}
+		z.Remove([]byte("y"))
+		return z.Save()
+	})
+	tx = s.Begin(0, nil, false)
+	m, _ := tx.GetMeta([]byte("p"))
+	tx.Abort()
+	if m != nil {
+		t.Fatalf("emptied zset remains: %+v", m)
+	}
+	if _, err := s.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	invCheck(t, s)
+}
