@@ -343,10 +343,8 @@ func redisInt(m *storage.Meta) (int64, bool) {
 	return n, err == nil
 }
 
-// Redis 7.0's default encoding thresholds.
-const (
-	embstrLimit = 44 // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-)
+// embstrLimit is the longest string Redis 7.0 encodes as embstr.
+const embstrLimit = 44
 
 // objectEncoding returns the encoding OBJECT ENCODING reports, as Redis 7.0 names them:
 // strings "int", "embstr" or "raw" by content and length; lists "quicklist" (7.0 has no

@@ -414,3 +414,52 @@ func TestPackedZSetThresholds(t *testing.T) {
 	}
 	invCheck(t, s)
 }
+
+// TestFormat2CollectionsStayReadable opens a format-2 directory whose hash, set and sorted set
+// have one record per element (16-byte collection metadata): they read and write as they are,
+// keep that layout, and the directory is marked with the new format.
+func TestFormat2CollectionsStayReadable(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Databases: 1, DisableBackgrnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetPackLimits(PackLimits{})
+	hset(t, s, "h", false, "b", "2", "a", "1")
+	sadd(t, s, "s", "1", "2")
+	zadd(t, s, "z", "m", 1.0)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"h", "s", "z"} {
+		b, err := s.db().Get(metaKey(nil, s.dbmap[0], []byte(k)), nil)
+		if err != nil || len(b) != metaHeader+16 {
+			t.Fatalf("%s: metadata of %d bytes, want format 2's %d (%v)", k, len(b), metaHeader+16, err)
+		}
+	}
+	if err := s.db().Put(sysFormat, []byte("2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(Options{Dir: dir, Databases: 1, DisableBackgrnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, _ := s.db().Get(sysFormat, nil); string(v) != fmt.Sprint(FormatVersion) {
+		t.Fatalf("format = %q", v)
+	}
+	hset(t, s, "h", false, "c", "3")
+	sadd(t, s, "s", "3")
+	zadd(t, s, "z", "n", 2.0)
+	wantEnc(t, s, "h", EncRecords, 3, 3)
+	wantEnc(t, s, "s", EncRecords, 3, 3)
+	wantEnc(t, s, "z", EncRecords, 4, 2)
+	if got := hfields(t, s, "h"); got != "a=1 b=2 c=3" {
+		t.Fatalf("hash %q", got)
+	}
+	if got := zrange(t, s, "z"); got != "m=1 n=2" {
+		t.Fatalf("zset %q", got)
+	}
+}
