@@ -100,11 +100,7 @@ func (t *Txn) HashGet(key, field []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	if m.Enc == EncPacked {
-		elems, err := t.packedElems(m)
-		if i := packedFind(elems, 2, field); i >= 0 {
-			return elems[i+1], true, nil
-		}
-		return nil, false, err
+		return t.packedLookup(m, 2, field)
 	}
 	return t.getSub(m.ID, field)
 }

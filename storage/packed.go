@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync/atomic"
 )
 
@@ -69,12 +70,51 @@ func (t *Txn) packedElems(m *Meta) ([][]byte, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return decodeListNode(v, nil)
+	n, _ := listNodeCount(v)
+	return decodeListNode(v, make([][]byte, 0, min(n, uint64(len(v)))))
+}
+
+// packedLookup returns the string after name in the record of packed collection m, whose
+// elements are step strings each, without decoding the record: a hash's value, a sorted set's
+// score, or for a set the member itself.
+func (t *Txn) packedLookup(m *Meta, step int, name []byte) ([]byte, bool, error) {
+	v, ok, err := t.get(packedKey(m.ID))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	n, w := binary.Uvarint(v)
+	if w <= 0 {
+		return nil, false, errCorrupt
+	}
+	v = v[w:]
+	for i := uint64(0); i < n; i++ {
+		l, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w) < l {
+			return nil, false, errCorrupt
+		}
+		e := v[w : w+int(l)]
+		v = v[w+int(l):]
+		if i%uint64(step) != 0 || !bytes.Equal(e, name) {
+			continue
+		}
+		if step == 1 {
+			return e, true, nil
+		}
+		if l, w = binary.Uvarint(v); w <= 0 || uint64(len(v)-w) < l {
+			return nil, false, errCorrupt
+		}
+		return v[w : w+int(l)], true, nil
+	}
+	return nil, false, nil
 }
 
 // putPacked stages the record of packed collection id.
 func (t *Txn) putPacked(id uint64, elems [][]byte) {
-	t.put(packedKey(id), encodeListNode(nil, elems))
+	size := uvarintLen(uint64(len(elems)))
+	for _, e := range elems {
+		size += elemSize(e)
+	}
+	t.put(packedKey(id), encodeListNode(make([]byte, 0, size), elems))
 }
 
 // unpack stages the conversion of packed collection m, whose new strings are elems, to one

@@ -111,8 +111,8 @@ func cmpInt64(a, b int64) int {
 // setHas reports whether set m holds member.
 func (t *Txn) setHas(m *Meta, member []byte) (bool, error) {
 	if m.Enc == EncPacked {
-		elems, err := t.packedElems(m)
-		return packedFind(elems, 1, member) >= 0, err
+		_, ok, err := t.packedLookup(m, 1, member)
+		return ok, err
 	}
 	_, ok, err := t.getSub(m.ID, member)
 	return ok, err
