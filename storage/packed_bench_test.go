@@ -100,6 +100,12 @@ func benchPacked(b *testing.B, lim PackLimits) {
 			}
 		})
 	}
+	// TYPE reads the metadata only: the floor of a read of a design that packs the elements
+	// into the metadata record.
+	run("TYPE", false, func(tx *Txn, k []byte) error {
+		_, err := tx.GetMeta(k)
+		return err
+	}, "h")
 	run("HSET", true, func(tx *Txn, k []byte) error {
 		_, err := tx.HashSet(k, [][]byte{field, val}, false)
 		return err
