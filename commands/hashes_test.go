@@ -22,7 +22,7 @@ func collExpect(t *testing.T, s *storage.Store, proto int, steps [][2]string) {
 func TestHashRepliesRESP2AndRESP3(t *testing.T) {
 	s := testStore(t)
 	collExpect(t, s, 2, [][2]string{
-		{"HSET h b 2 a 1", ":2\r\n"},
+		{"HSET h a 1 b 2", ":2\r\n"}, // a packed hash keeps insertion order
 		{"HGETALL h", "*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n"},
 		{"HGETALL nokey", "*0\r\n"},
 		{"HKEYS h", "*2\r\n$1\r\na\r\n$1\r\nb\r\n"},

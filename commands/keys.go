@@ -343,22 +343,14 @@ func redisInt(m *storage.Meta) (int64, bool) {
 	return n, err == nil
 }
 
-// Redis 7.0's default encoding thresholds.
-const (
-	embstrLimit          = 44  // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-	hashListpackEntries  = 512 // hash-max-listpack-entries (512 built in; redis.conf says 128)
-	hashListpackValue    = 64  // hash-max-listpack-value
-	setIntsetEntries     = 512 // set-max-intset-entries
-	zsetListpackEntries  = 128 // zset-max-listpack-entries
-	zsetListpackValueLen = 64  // zset-max-listpack-value
-)
+// embstrLimit is the longest string Redis 7.0 encodes as embstr.
+const embstrLimit = 44
 
-// objectEncoding returns the encoding Redis 7.0 would report for a value of this shape with
-// its default settings: strings "int", "embstr" or "raw" by content and length; lists
-// "quicklist" (7.0 has no listpack lists); hashes and zsets "listpack" while small with short
-// elements, else "hashtable" / "skiplist"; sets "intset" while small and all integers, else
-// "hashtable". Redis never converts back to the small encoding when a collection shrinks;
-// Strata reports the encoding by the current contents. At most a few hundred elements are read.
+// objectEncoding returns the encoding OBJECT ENCODING reports, as Redis 7.0 names them:
+// strings "int", "embstr" or "raw" by content and length; lists "quicklist" (7.0 has no
+// listpack lists); hashes "listpack" and sorted sets "listpack" while packed (storage.EncPacked),
+// sets "intset"; otherwise "hashtable", "hashtable" and "skiplist". As in Redis, a collection
+// that converted keeps its encoding when it shrinks.
 func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 	switch m.Type {
 	case storage.TypeString:
@@ -374,43 +366,20 @@ func objectEncoding(t *storage.Txn, m *storage.Meta) (string, error) {
 	case storage.TypeStream:
 		return "stream", nil
 	case storage.TypeHash:
-		if m.Size > hashListpackEntries {
-			return "hashtable", nil
+		if m.Enc == storage.EncPacked {
+			return "listpack", nil
 		}
-		return smallEncoding(t, m.ID, nil, "listpack", "hashtable", func(k, v []byte) bool {
-			return len(k) <= hashListpackValue && len(v) <= hashListpackValue
-		})
+		return "hashtable", nil
 	case storage.TypeSet:
-		if m.Size > setIntsetEntries {
-			return "hashtable", nil
+		if m.Enc == storage.EncPacked {
+			return "intset", nil
 		}
-		return smallEncoding(t, m.ID, nil, "intset", "hashtable", func(k, _ []byte) bool {
-			if len(k) > 20 || string(k) == "-0" {
-				return false
-			}
-			_, err := num.ParseInt(k)
-			return err == nil
-		})
+		return "hashtable", nil
 	case storage.TypeZSet:
-		if m.Size > zsetListpackEntries {
-			return "skiplist", nil
+		if m.Enc == storage.EncPacked {
+			return "listpack", nil
 		}
-		return smallEncoding(t, m.ID, zsetMemberPrefix, "listpack", "skiplist", func(k, _ []byte) bool {
-			return len(k) <= zsetListpackValueLen
-		})
+		return "skiplist", nil
 	}
 	return "unknown", nil
-}
-
-// smallEncoding returns small if every element of object id under base satisfies fits, else big.
-func smallEncoding(t *storage.Txn, id uint64, base []byte, small, big string, fits func(k, v []byte) bool) (string, error) {
-	it := t.ScanData(id, base, nil, nil)
-	enc := small
-	for it.Next() {
-		if !fits(it.Key()[storage.DataPrefixLen+len(base):], it.Value()) {
-			enc = big
-			break
-		}
-	}
-	return enc, it.Close()
 }

@@ -98,10 +98,12 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 	m.ID = id
 	st.ID = id
 	var lw *storage.ListWriter
+	var pw *storage.PackWriter
 	if m.Type == storage.TypeList {
 		lw = txn.NewListWriter(id)
+	} else {
+		pw = txn.NewPackWriter(m.Type, id)
 	}
-	var kb []byte
 	staged := 0
 	for {
 		e, err := v.Next()
@@ -118,23 +120,16 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 				return st, err
 			}
 		}
-		switch m.Type {
-		case storage.TypeList:
+		if lw != nil {
 			lw.Append(txn, e.Member)
-		case storage.TypeSet, storage.TypeHash:
-			kb = storage.DataKey(kb[:0], id, e.Member)
-			if err := putNew(txn, kb, e.Value); err != nil {
-				return st, err
+		} else if added, err := pw.Add(txn, e.Member, e.Value, e.Score); err != nil || !added {
+			if err == nil {
+				err = errDuplicate
 			}
-			if e.ExpireAt != 0 {
-				st.DroppedFieldTTLs++
-			}
-		case storage.TypeZSet:
-			kb = storage.ZSetMemberKey(kb[:0], id, e.Member)
-			if err := putNew(txn, kb, storage.EncodeScore(nil, e.Score)); err != nil {
-				return st, err
-			}
-			txn.PutData(storage.ZSetScoreKey(nil, id, e.Score, e.Member), nil)
+			return st, err
+		}
+		if e.ExpireAt != 0 {
+			st.DroppedFieldTTLs++
 		}
 		m.Size++
 		st.Elements++
@@ -144,22 +139,10 @@ func restoreValue(tp **storage.Txn, key []byte, v *rdb.Value, expireAt int64, pi
 	}
 	if lw != nil {
 		lw.Finish(txn, m)
+	} else {
+		pw.Finish(txn, m)
 	}
 	return st, txn.PutMeta(key, m)
-}
-
-// putNew stages sub-key k with value val, failing with errDuplicate when k is already staged.
-// The collection is new, so only the transaction's own writes can hold k.
-func putNew(txn *storage.Txn, k, val []byte) error {
-	_, dup, err := txn.GetData(k)
-	if err != nil {
-		return err
-	}
-	if dup {
-		return errDuplicate
-	}
-	txn.PutData(append([]byte(nil), k...), val)
-	return nil
 }
 
 // errSizeMismatch reports a collection whose stored elements disagree with its metadata.
@@ -233,21 +216,13 @@ func DumpValue(txn *storage.Txn, m *storage.Meta, w ValueSink) error {
 	case storage.TypeHash:
 		ierr = txn.HashEach(m, func(f, v []byte) bool { return each(func() error { return w.Field(f, v) }) })
 	case storage.TypeZSet:
-		// The score index, so that a reader builds the set in order.
-		it := txn.ScanData(m.ID, []byte{storage.ZSetScoreTag}, nil, nil)
-		const head = storage.DataPrefixLen + 1 + 8
-		for it.Next() {
-			k := it.Key()
-			if len(k) < head {
-				err = errSizeMismatch
-				break
-			}
-			score := storage.DecodeScore(k[head-8 : head])
-			if !each(func() error { return w.ScoredMember(k[head:], score) }) {
-				break
-			}
+		// In score order, so that a reader builds the set in order.
+		var z *storage.ZSet
+		if z, ierr = txn.ZSetOf(m); ierr == nil {
+			ierr = z.Scan(false, func(mem []byte, score float64) bool {
+				return each(func() error { return w.ScoredMember(mem, score) })
+			})
 		}
-		ierr = it.Close()
 	}
 	switch {
 	case err != nil:

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -188,22 +187,15 @@ func cmdCollScan(c *Ctx) {
 	if !ok {
 		return
 	}
+	if m.Enc == storage.EncPacked {
+		scanPacked(c, m, o)
+		return
+	}
 	var sub []byte
 	if want == storage.TypeZSet {
 		sub = zsetMemberPrefix
 	}
-	// Redis answers a small (listpack or intset encoded) collection in one reply, whatever
-	// COUNT says; so do we, in the order Redis's encoding has where it is deterministic.
-	enc, err := objectEncoding(c.Txn, m)
-	if err != nil {
-		c.Fail(err)
-		return
-	}
-	small := enc == "listpack" || enc == "intset"
-	pos := cursor.Pos{Inclusive: true}
-	if !small {
-		pos = cursors.Lookup(cur)
-	}
+	pos := cursors.Lookup(cur)
 	var prefix []byte
 	if o.pattern != nil {
 		prefix = glob.Prefix(o.pattern)
@@ -220,7 +212,7 @@ func cmdCollScan(c *Ctx) {
 	more := false
 	skip := storage.DataPrefixLen + len(sub)
 	for it.Next() {
-		if !small && examined == o.count {
+		if examined == o.count {
 			more = true
 			break
 		}
@@ -245,24 +237,6 @@ func cmdCollScan(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	switch {
-	case enc == "intset":
-		slices.SortFunc(out, func(a, b elem) int {
-			x, _ := num.ParseInt(a.name)
-			y, _ := num.ParseInt(b.name)
-			return cmpInt(x, y)
-		})
-	case enc == "listpack" && want == storage.TypeZSet:
-		slices.SortStableFunc(out, func(a, b elem) int {
-			switch {
-			case a.score < b.score:
-				return -1
-			case a.score > b.score:
-				return 1
-			}
-			return bytes.Compare(a.name, b.name)
-		})
-	}
 	next := uint64(0)
 	if more {
 		next = cursors.Issue(last)
@@ -286,12 +260,38 @@ func cmdCollScan(c *Ctx) {
 	}
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// scanPacked answers HSCAN, SSCAN or ZSCAN of packed collection m as Redis answers a listpack
+// or an intset: every element matching the pattern in one reply, in the collection's order,
+// with cursor 0.
+func scanPacked(c *Ctx, m *storage.Meta, o scanOpts) {
+	var out [][]byte
+	keep := func(name []byte, rest ...[]byte) bool {
+		if o.pattern == nil || glob.Match(o.pattern, name, false) {
+			out = append(out, bytes.Clone(name))
+			for _, r := range rest {
+				out = append(out, bytes.Clone(r))
+			}
+		}
+		return true
 	}
-	return 0
+	var err error
+	switch m.Type {
+	case storage.TypeHash:
+		err = c.Txn.HashEach(m, func(f, v []byte) bool { return keep(f, v) })
+	case storage.TypeSet:
+		err = c.Txn.SetEach(m, func(mem []byte) bool { return keep(mem) })
+	case storage.TypeZSet:
+		var z *storage.ZSet
+		if z, err = c.Txn.ZSetOf(m); err == nil {
+			var tmp [32]byte
+			err = z.Scan(false, func(mem []byte, score float64) bool {
+				return keep(mem, resp.FormatScore(tmp[:0], score))
+			})
+		}
+	}
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	writeScanReply(c, 0, out)
 }

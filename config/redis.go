@@ -115,12 +115,12 @@ var inertDirectives = []*directive{
 	stored("lazyfree-lazy-user-del", "", "no", kindBool, 0, 0),
 	stored("lazyfree-lazy-user-flush", "", "no", kindBool, 0, 0),
 
-	// Encodings: Strata's storage has one encoding per type.
-	stored("hash-max-listpack-entries", "hash-max-ziplist-entries", "512", kindInt, 0, longMax),
-	stored("hash-max-listpack-value", "hash-max-ziplist-value", "64", kindSize, 0, longMax),
-	stored("zset-max-listpack-entries", "zset-max-ziplist-entries", "128", kindInt, 0, longMax),
-	stored("zset-max-listpack-value", "zset-max-ziplist-value", "64", kindSize, 0, longMax),
-	stored("set-max-intset-entries", "", "512", kindInt, 0, longMax),
+	// Encodings: the thresholds of the packed hashes, sets and sorted sets (storage.PackLimits).
+	used("fields of a hash kept in one record", stored("hash-max-listpack-entries", "hash-max-ziplist-entries", "512", kindInt, 0, longMax)),
+	used("longest field or value of a hash kept in one record", stored("hash-max-listpack-value", "hash-max-ziplist-value", "64", kindSize, 0, longMax)),
+	used("members of a sorted set kept in one record", stored("zset-max-listpack-entries", "zset-max-ziplist-entries", "128", kindInt, 0, longMax)),
+	used("longest member of a sorted set kept in one record", stored("zset-max-listpack-value", "zset-max-ziplist-value", "64", kindSize, 0, longMax)),
+	used("members of an all-integer set kept in one record", stored("set-max-intset-entries", "", "512", kindInt, 0, longMax)),
 	// 32, not Redis's -2: Strata rewrites a list's end node per push (storage.DefaultListFill).
 	stored("list-max-listpack-size", "list-max-ziplist-size", "32", kindInt, intMin, intMax),
 	stored("list-compress-depth", "", "0", kindInt, 0, intMax),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/config"
+	"github.com/strata-db/strata/storage"
 )
 
 // This file holds the server side of the connection-management commands: the client
@@ -150,6 +151,7 @@ func (s *Server) SetConfig(cfg *config.Config) error {
 	s.trackApplyConfig(cfg)   // tracking.go: tracking-table-max-keys
 	s.store.SetFsync(cfg.AppendFsync)
 	s.applyListFill(cfg)
+	s.applyPackLimits(cfg)
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}
@@ -164,6 +166,23 @@ func (s *Server) applyListFill(cfg *config.Config) {
 			s.store.SetListFill(n)
 		}
 	}
+}
+
+// applyPackLimits hands the thresholds of packed hashes, sets and sorted sets to the store.
+func (s *Server) applyPackLimits(cfg *config.Config) {
+	l := storage.DefaultPackLimits
+	for name, p := range map[string]*int64{
+		"hash-max-listpack-entries": &l.HashEntries, "hash-max-listpack-value": &l.HashValue,
+		"set-max-intset-entries":    &l.SetIntEntries,
+		"zset-max-listpack-entries": &l.ZSetEntries, "zset-max-listpack-value": &l.ZSetValue,
+	} {
+		if v, ok := cfg.Get(name); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				*p = n
+			}
+		}
+	}
+	s.store.SetPackLimits(l)
 }
 
 // registerClient fills the per-client state of a new connection.

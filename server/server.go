@@ -130,6 +130,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s.applySlowLogConfig(cfg)
 	s.applyLatencyConfig(cfg)
 	s.applyListFill(cfg)
+	s.applyPackLimits(cfg)
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err

@@ -17,7 +17,12 @@ const (
 
 // FormatVersion is the on-disk layout version written on first open. Version 1 stored a list
 // element per record; opening such a directory converts its lists to nodes (listconvert.go).
-const FormatVersion = 2
+// Version 3 added packed hashes, sets and sorted sets (packed.go); a version-2 directory is
+// read as it is, its collections keeping one record per element.
+const FormatVersion = 3
+
+// formatUnpacked is the format version before packed collections.
+const formatUnpacked = 2
 
 // metaVersion is the version byte at the head of every metadata value.
 const metaVersion = 1
@@ -73,7 +78,8 @@ type Meta struct {
 	Expire int64 // unix milliseconds, 0 for none
 
 	// Enc is a string's encoding: EncInline (Value holds the bytes) or another encoding
-	// whose Value is a reference to the bytes stored elsewhere.
+	// whose Value is a reference to the bytes stored elsewhere. For a hash, set or sorted set
+	// it is EncRecords or EncPacked (packed.go).
 	Enc byte
 	// Value is a string's value. It may point into a buffer the caller does not own.
 	Value []byte
@@ -119,6 +125,9 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 	default:
 		dst = binary.BigEndian.AppendUint64(dst, m.ID)
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
+		if m.Enc != EncRecords {
+			dst = append(dst, m.Enc)
+		}
 	}
 	return dst
 }
@@ -158,11 +167,14 @@ func decodeMeta(b []byte, m *Meta) error {
 			return errCorrupt
 		}
 	case m.Type.IsCollection():
-		if len(rest) != 16 {
+		if len(rest) != 16 && (len(rest) != 17 || rest[16] != EncPacked) {
 			return errCorrupt
 		}
 		m.ID = binary.BigEndian.Uint64(rest)
 		m.Size = binary.BigEndian.Uint64(rest[8:])
+		if len(rest) == 17 {
+			m.Enc = rest[16]
+		}
 	default:
 		return errCorrupt
 	}

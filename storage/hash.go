@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// Hashes and sets share one layout: the metadata record holds the object ID and the number of
-// elements (Meta.Size), and every element is one sub-key under the ID:
+// A hash or set too large to be packed (packed.go) has one record per element under its object
+// ID, and the metadata record holds the number of elements (Meta.Size):
 //
 //	hash field:  DataKey(id, field)  -> value
 //	set member:  DataKey(id, member) -> empty
@@ -72,7 +72,24 @@ func (t *Txn) collectionFor(key []byte, typ Type) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Meta{Type: typ, ID: id}, nil
+	return &Meta{Type: typ, ID: id, Enc: t.newEnc(typ)}, nil
+}
+
+// newEnc returns the encoding of a new collection of type typ: packed unless its entries
+// threshold is 0.
+func (t *Txn) newEnc(typ Type) byte {
+	lim := t.s.PackLimits()
+	n := lim.HashEntries
+	switch typ {
+	case TypeSet:
+		n = lim.SetIntEntries
+	case TypeZSet:
+		n = lim.ZSetEntries
+	}
+	if n > 0 {
+		return EncPacked
+	}
+	return EncRecords
 }
 
 // HashGet returns the value of field in hash key and whether it exists. It returns ErrWrongType
@@ -82,7 +99,21 @@ func (t *Txn) HashGet(key, field []byte) ([]byte, bool, error) {
 	if err != nil || m == nil {
 		return nil, false, err
 	}
+	if m.Enc == EncPacked {
+		return t.packedLookup(m, 2, field)
+	}
 	return t.getSub(m.ID, field)
+}
+
+// packedFind returns the index of the string that names element name in the strings of a
+// packed collection whose elements are step strings each, or -1.
+func packedFind(elems [][]byte, step int, name []byte) int {
+	for i := 0; i < len(elems); i += step {
+		if bytes.Equal(elems[i], name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // HashGetMany returns the values of fields in hash key, nil for a missing field or key.
@@ -94,6 +125,15 @@ func (t *Txn) HashGetMany(key []byte, fields [][]byte) ([][]byte, error) {
 	out := make([][]byte, len(fields))
 	if m == nil {
 		return out, nil
+	}
+	if m.Enc == EncPacked {
+		elems, err := t.packedElems(m)
+		for i, f := range fields {
+			if j := packedFind(elems, 2, f); j >= 0 {
+				out[i] = elems[j+1]
+			}
+		}
+		return out, err
 	}
 	for i, f := range fields {
 		v, _, err := t.getSub(m.ID, f)
@@ -112,6 +152,9 @@ func (t *Txn) HashSet(key []byte, pairs [][]byte, nx bool) (int64, error) {
 	m, err := t.collectionFor(key, TypeHash)
 	if err != nil {
 		return 0, err
+	}
+	if m.Enc == EncPacked {
+		return t.hashSetPacked(key, m, pairs, nx)
 	}
 	var added int64
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -133,6 +176,45 @@ func (t *Txn) HashSet(key []byte, pairs [][]byte, nx bool) (int64, error) {
 	return added, t.putMetaSize(key, m, m.Size+uint64(added))
 }
 
+// hashSetPacked is HashSet on a packed hash. A field or value longer than
+// hash-max-listpack-value converts the hash, unless nx leaves that field alone.
+func (t *Txn) hashSetPacked(key []byte, m *Meta, pairs [][]byte, nx bool) (int64, error) {
+	elems, err := t.packedElems(m)
+	if err != nil {
+		return 0, err
+	}
+	lim := t.s.PackLimits()
+	out := append(make([][]byte, 0, len(elems)+len(pairs)), elems...)
+	fits, changed := true, false
+	var added int64
+	for i := 0; i+1 < len(pairs); i += 2 {
+		f, v := pairs[i], pairs[i+1]
+		j := packedFind(out, 2, f)
+		if j >= 0 && nx {
+			continue
+		}
+		fits = fits && int64(len(f)) <= lim.HashValue && int64(len(v)) <= lim.HashValue
+		if j >= 0 {
+			out[j+1], changed = v, true
+			continue
+		}
+		out = append(out, f, v)
+		added++
+		changed = true
+	}
+	if !fits || int64(len(out)/2) > lim.HashEntries {
+		t.unpack(m, out, 2, func(e [][]byte) { t.put(DataKey(nil, m.ID, e[0]), e[1]) })
+		return added, t.putMetaSize(key, m, m.Size+uint64(added))
+	}
+	if changed {
+		t.putPacked(m.ID, out)
+	}
+	if added == 0 {
+		return 0, nil
+	}
+	return added, t.putMetaSize(key, m, m.Size+uint64(added))
+}
+
 // HashDel deletes fields from hash key, deleting the key when it becomes empty, and returns how
 // many fields existed.
 func (t *Txn) HashDel(key []byte, fields [][]byte) (int64, error) {
@@ -144,6 +226,9 @@ func (t *Txn) delSubs(key []byte, typ Type, subs [][]byte) (int64, error) {
 	m, err := t.GetMetaOf(key, typ)
 	if err != nil || m == nil {
 		return 0, err
+	}
+	if m.Enc == EncPacked {
+		return t.delPacked(key, m, subs)
 	}
 	var n uint64
 	for _, s := range subs {
@@ -162,10 +247,68 @@ func (t *Txn) delSubs(key []byte, typ Type, subs [][]byte) (int64, error) {
 	return int64(n), t.putMetaSize(key, m, m.Size-min(n, m.Size))
 }
 
-// HashEach calls fn with every field and value of hash m in field order until fn returns false.
-// The slices are valid only during the call.
+// delPacked deletes the elements named subs from packed hash or set m.
+func (t *Txn) delPacked(key []byte, m *Meta, subs [][]byte) (int64, error) {
+	elems, err := t.packedElems(m)
+	if err != nil {
+		return 0, err
+	}
+	step := packedStep(m.Type)
+	out := make([][]byte, 0, len(elems))
+	var n uint64
+	for i := 0; i+step <= len(elems); i += step {
+		if slices.ContainsFunc(subs, func(s []byte) bool { return bytes.Equal(s, elems[i]) }) {
+			n++
+			continue
+		}
+		out = append(out, elems[i:i+step]...)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if len(out) > 0 {
+		t.putPacked(m.ID, out)
+	}
+	return int64(n), t.putMetaSize(key, m, m.Size-min(n, m.Size))
+}
+
+// packedStep is the number of strings per element in the record of a packed collection.
+func packedStep(typ Type) int {
+	if typ == TypeSet {
+		return 1
+	}
+	return 2
+}
+
+// eachElem calls fn with every element of hash or set m until fn returns false: a hash's fields
+// and values, a set's members (with a nil value); in insertion order for a packed hash, numeric
+// order for a packed set, byte order otherwise. The slices are valid only during the call.
+func (t *Txn) eachElem(m *Meta, fn func(sub, val []byte) bool) error {
+	if m.Enc != EncPacked {
+		return t.eachData(m.ID, fn)
+	}
+	elems, err := t.packedElems(m)
+	if err != nil {
+		return err
+	}
+	step := packedStep(m.Type)
+	for i := 0; i+step <= len(elems); i += step {
+		var val []byte
+		if step == 2 {
+			val = elems[i+1]
+		}
+		if !fn(elems[i], val) {
+			break
+		}
+	}
+	return nil
+}
+
+// HashEach calls fn with every field and value of hash m until fn returns false: in insertion
+// order while the hash is packed, in field order once it is not. The slices are valid only
+// during the call.
 func (t *Txn) HashEach(m *Meta, fn func(field, value []byte) bool) error {
-	return t.eachData(m.ID, fn)
+	return t.eachElem(m, fn)
 }
 
 // HashRandom picks n fields of hash m with their values. With distinct set the fields are
@@ -184,7 +327,7 @@ const sampleChunk = 1 << 16
 
 // sampleDistinct calls fn with min(n, m.Size) distinct elements of collection m chosen uniformly
 // (selection sampling, Knuth's algorithm S), in one pass over the collection, in random order;
-// when that is the whole collection, in byte order.
+// when that is the whole collection, in the order eachElem gives.
 func (t *Txn) sampleDistinct(m *Meta, n uint64, fn func(sub, val []byte)) error {
 	type pick struct{ sub, val []byte }
 	var picks []pick
@@ -194,7 +337,7 @@ func (t *Txn) sampleDistinct(m *Meta, n uint64, fn func(sub, val []byte)) error 
 	}
 	if need == left {
 		// Everything: take the whole collection as it is.
-		err := t.eachData(m.ID, func(sub, val []byte) bool {
+		err := t.eachElem(m, func(sub, val []byte) bool {
 			picks = append(picks, pick{bytes.Clone(sub), bytes.Clone(val)})
 			return uint64(len(picks)) < n
 		})
@@ -202,7 +345,7 @@ func (t *Txn) sampleDistinct(m *Meta, n uint64, fn func(sub, val []byte)) error 
 			return err
 		}
 	} else {
-		if err := t.eachData(m.ID, func(sub, val []byte) bool {
+		if err := t.eachElem(m, func(sub, val []byte) bool {
 			if rand.Uint64N(left) < need {
 				picks = append(picks, pick{bytes.Clone(sub), bytes.Clone(val)})
 				need--
@@ -256,7 +399,7 @@ func (t *Txn) sampleRepeat(m *Meta, n uint64, fn func(sub, val []byte)) error {
 		clear(found)
 		var pos uint64
 		i := 0
-		err := t.eachData(m.ID, func(sub, val []byte) bool {
+		err := t.eachElem(m, func(sub, val []byte) bool {
 			if i < len(chunk) && chunk[i].pos == pos {
 				s, v := bytes.Clone(sub), bytes.Clone(val)
 				for ; i < len(chunk) && chunk[i].pos == pos; i++ {

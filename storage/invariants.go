@@ -343,6 +343,10 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 	}
 	o.seen = true
 	m := &o.m
+	if m.Enc == EncPacked && m.Type != TypeString {
+		s.addPacked(c, id, o, sub, val)
+		return
+	}
 	switch m.Type {
 	case TypeList:
 		n, ok := listNodeCount(val)
@@ -385,6 +389,29 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 		default:
 			s.bad(c, "zset %q (object %d): unknown sub-key %x", o.key, id, sub)
 		}
+	}
+}
+
+// addPacked counts the elements of the record of packed collection o.
+func (s *subStats) addPacked(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
+	elems, err := decodeListNode(val, nil)
+	step := packedStep(o.m.Type)
+	if len(sub) != 0 || err != nil || len(elems)%step != 0 {
+		s.bad(c, "%s %q (object %d): packed collection has sub-key %x or a malformed record", o.m.Type, o.key, id, sub)
+		return
+	}
+	for i := 0; i < len(elems); i += step {
+		if packedFind(elems[:i], step, elems[i]) >= 0 {
+			s.bad(c, "%s %q (object %d): packed record holds %q twice", o.m.Type, o.key, id, elems[i])
+		}
+		if o.m.Type == TypeZSet && len(elems[i+1]) != 8 {
+			s.bad(c, "zset %q (object %d): member %q has a %d-byte score", o.key, id, elems[i], len(elems[i+1]))
+		}
+	}
+	n := uint64(len(elems) / step)
+	s.n += n
+	if o.m.Type == TypeZSet {
+		s.index += n
 	}
 }
 

@@ -52,6 +52,7 @@ func TestRenameMovesMetadataOnly(t *testing.T) {
 
 func TestRenameReplacesAndKeepsExpiry(t *testing.T) {
 	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{}) // one record per element, counted below
 	at := time.Now().UnixMilli() + 100_000
 	h := invFill(t, s, 0, "h", TypeHash, 100)
 	invTxn(t, s, 0, []string{"h"}, func(tx *Txn) error {

@@ -61,6 +61,7 @@ func TestScanKeysOrderPrefixAndExpired(t *testing.T) {
 
 func TestScanDataAndRandomKey(t *testing.T) {
 	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{}) // ScanData walks the records of a zset
 	z := invFill(t, s, 0, "z", TypeZSet, 100)
 	tx := s.Begin(0, nil, false)
 	it := tx.ScanData(z.ID, []byte{ZSetMemberTag}, []byte("m:0000005"), []byte("m:00000055"))

@@ -2,9 +2,17 @@ package storage
 
 import (
 	"bytes"
+	"errors"
+	"slices"
+
+	"github.com/strata-db/strata/internal/num"
 )
 
-// Sets use the layout described in hash.go: DataKey(id, member) -> empty value.
+// A set of at most set-max-intset-entries members that are all integers (as Redis's string2ll
+// reads them) is packed (packed.go), its members in numeric order, and OBJECT ENCODING calls it
+// an intset; any other set uses the layout described in hash.go: DataKey(id, member) -> empty.
+// A small set of other members is not packed: Redis 7.0 has no listpack sets, and a set that
+// converts at its first non-integer member needs no other threshold.
 
 // SetAdd adds members to set key, creating it when missing and keeping its expiry, and returns
 // how many were new.
@@ -12,6 +20,9 @@ func (t *Txn) SetAdd(key []byte, members [][]byte) (int64, error) {
 	m, err := t.collectionFor(key, TypeSet)
 	if err != nil {
 		return 0, err
+	}
+	if m.Enc == EncPacked {
+		return t.setAddPacked(key, m, members)
 	}
 	var added uint64
 	for _, mem := range members {
@@ -30,6 +41,83 @@ func (t *Txn) SetAdd(key []byte, members [][]byte) (int64, error) {
 	return int64(added), t.putMetaSize(key, m, m.Size+added)
 }
 
+// intsetMember reports whether member can be in a packed set, and its value.
+func intsetMember(member []byte) (int64, bool) {
+	v, err := num.ParseInt(member)
+	return v, err == nil
+}
+
+// setAddPacked is SetAdd on a packed set: integers go in numeric order, and the first other
+// member, or a member past set-max-intset-entries, converts the set.
+func (t *Txn) setAddPacked(key []byte, m *Meta, members [][]byte) (int64, error) {
+	elems, err := t.packedElems(m)
+	if err != nil {
+		return 0, err
+	}
+	out := append(make([][]byte, 0, len(elems)+len(members)), elems...)
+	fits := true
+	var added uint64
+	for _, mem := range members {
+		if packedFind(out, 1, mem) >= 0 {
+			continue
+		}
+		added++
+		v, ok := intsetMember(mem)
+		if fits = fits && ok; !fits {
+			out = append(out, mem)
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(out, v, func(e []byte, v int64) int {
+			x, _ := num.ParseInt(e)
+			return cmpInt64(x, v)
+		})
+		out = slices.Insert(out, i, mem)
+	}
+	if added == 0 {
+		return 0, nil
+	}
+	if !fits || int64(len(out)) > t.s.PackLimits().SetIntEntries {
+		t.unpack(m, out, 1, func(e [][]byte) { t.put(DataKey(nil, m.ID, e[0]), nil) })
+	} else {
+		t.putPacked(m.ID, out)
+	}
+	return int64(added), t.putMetaSize(key, m, m.Size+added)
+}
+
+// sortIntset returns members, whose values are vals, in numeric order.
+func sortIntset(members [][]byte, vals []int64) [][]byte {
+	idx := make([]int, len(members))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmpInt64(vals[a], vals[b]) })
+	out := make([][]byte, len(idx))
+	for i, j := range idx {
+		out[i] = members[j]
+	}
+	return out
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// setHas reports whether set m holds member.
+func (t *Txn) setHas(m *Meta, member []byte) (bool, error) {
+	if m.Enc == EncPacked {
+		_, ok, err := t.packedLookup(m, 1, member)
+		return ok, err
+	}
+	_, ok, err := t.getSub(m.ID, member)
+	return ok, err
+}
+
 // SetRem removes members from set key, deleting the key when it becomes empty, and returns how
 // many were there.
 func (t *Txn) SetRem(key []byte, members [][]byte) (int64, error) {
@@ -42,8 +130,7 @@ func (t *Txn) SetIsMember(key, member []byte) (bool, error) {
 	if err != nil || m == nil {
 		return false, err
 	}
-	_, ok, err := t.getSub(m.ID, member)
-	return ok, err
+	return t.setHas(m, member)
 }
 
 // SetMembership reports for each of members whether it is in set key.
@@ -57,19 +144,17 @@ func (t *Txn) SetMembership(key []byte, members [][]byte) ([]bool, error) {
 		return out, nil
 	}
 	for i, mem := range members {
-		_, ok, err := t.getSub(m.ID, mem)
-		if err != nil {
+		if out[i], err = t.setHas(m, mem); err != nil {
 			return nil, err
 		}
-		out[i] = ok
 	}
 	return out, nil
 }
 
-// SetEach calls fn with every member of set m in byte order until fn returns false. The slice is
-// valid only during the call.
+// SetEach calls fn with every member of set m until fn returns false: in numeric order while
+// the set is packed, in byte order once it is not. The slice is valid only during the call.
 func (t *Txn) SetEach(m *Meta, fn func(member []byte) bool) error {
-	return t.eachData(m.ID, func(sub, _ []byte) bool { return fn(sub) })
+	return t.eachElem(m, func(sub, _ []byte) bool { return fn(sub) })
 }
 
 // SetRandom picks n members of set m: distinct ones (at most m.Size) when distinct is set,
@@ -101,6 +186,10 @@ func (t *Txn) SetPop(key []byte, n uint64) ([][]byte, error) {
 		_, err = t.Delete(key)
 		return out, err
 	}
+	if m.Enc == EncPacked {
+		_, err = t.delPacked(key, m, out)
+		return out, err
+	}
 	for _, mem := range out {
 		t.del(DataKey(nil, m.ID, mem))
 	}
@@ -122,25 +211,15 @@ func (t *Txn) SetMove(src, dst, member []byte) (bool, error) {
 	if sm.Type != TypeSet || dm != nil && dm.Type != TypeSet {
 		return false, ErrWrongType
 	}
-	_, ok, err := t.getSub(sm.ID, member)
+	ok, err := t.setHas(sm, member)
 	if err != nil || !ok || bytes.Equal(src, dst) {
 		return ok, err
 	}
-	t.del(DataKey(nil, sm.ID, member))
-	if err := t.putMetaSize(src, sm, sm.Size-min(1, sm.Size)); err != nil {
+	if _, err := t.delSubs(src, TypeSet, [][]byte{member}); err != nil {
 		return false, err
 	}
-	if dm == nil {
-		id, err := t.NewID()
-		if err != nil {
-			return false, err
-		}
-		dm = &Meta{Type: TypeSet, ID: id}
-	} else if _, ok, err := t.getSub(dm.ID, member); err != nil || ok {
-		return err == nil, err
-	}
-	t.put(DataKey(nil, dm.ID, member), nil)
-	return true, t.putMetaSize(dst, dm, dm.Size+1)
+	_, err = t.SetAdd(dst, [][]byte{member})
+	return err == nil, err
 }
 
 // SetOp is a set-algebra operation.
@@ -192,32 +271,56 @@ func (t *Txn) SetCombine(op SetOp, keys [][]byte, fn func(member []byte) bool) e
 	return t.setDiff(live, fn)
 }
 
-// cursor is one set's iterator in a merge.
+// cursor is one set's walk in a merge: an iterator over its records, or the members of a
+// packed set in byte order.
 type cursor struct {
-	it *Iter
-	ok bool
+	it    *Iter
+	elems [][]byte
+	cur   []byte
+	ok    bool
 }
 
 func (c *cursor) next() bool {
-	c.ok = c.it.Next()
+	if c.it != nil {
+		if c.ok = c.it.Next(); c.ok {
+			c.cur = c.it.Key()[DataPrefixLen:]
+		}
+		return c.ok
+	}
+	if c.ok = len(c.elems) > 0; c.ok {
+		c.cur, c.elems = c.elems[0], c.elems[1:]
+	}
 	return c.ok
 }
 
-func (c *cursor) member() []byte { return c.it.Key()[DataPrefixLen:] }
+func (c *cursor) member() []byte { return c.cur }
 
-// openCursors starts one iterator per set, positioned on its first member.
-func (t *Txn) openCursors(metas []*Meta) []*cursor {
-	cs := make([]*cursor, len(metas))
-	for i, m := range metas {
-		cs[i] = &cursor{it: t.iterData(m.ID)}
-		cs[i].next()
+// openCursors starts one walk per set, positioned on its first member.
+func (t *Txn) openCursors(metas []*Meta) ([]*cursor, error) {
+	cs := make([]*cursor, 0, len(metas))
+	for _, m := range metas {
+		c := &cursor{}
+		if m.Enc == EncPacked {
+			elems, err := t.packedElems(m)
+			if err != nil {
+				return nil, errors.Join(err, closeCursors(cs))
+			}
+			c.elems = slices.SortedFunc(slices.Values(elems), bytes.Compare)
+		} else {
+			c.it = t.iterData(m.ID)
+		}
+		c.next()
+		cs = append(cs, c)
 	}
-	return cs
+	return cs, nil
 }
 
 func closeCursors(cs []*cursor) error {
 	var first error
 	for _, c := range cs {
+		if c.it == nil {
+			continue
+		}
 		if err := c.it.Close(); err != nil && first == nil {
 			first = err
 		}
@@ -235,7 +338,10 @@ func (t *Txn) setInter(metas []*Meta, fn func([]byte) bool) error {
 	}
 	order := append([]*Meta{metas[small]}, metas[:small]...)
 	order = append(order, metas[small+1:]...)
-	cs := t.openCursors(order)
+	cs, err := t.openCursors(order)
+	if err != nil {
+		return err
+	}
 	lead := cs[0]
 	var cand []byte
 outer:
@@ -267,7 +373,10 @@ outer:
 
 // setUnion merges the sets, emitting each member once.
 func (t *Txn) setUnion(metas []*Meta, fn func([]byte) bool) error {
-	cs := t.openCursors(metas)
+	cs, err := t.openCursors(metas)
+	if err != nil {
+		return err
+	}
 	var low []byte
 	for {
 		var min *cursor
@@ -294,7 +403,10 @@ func (t *Txn) setUnion(metas []*Meta, fn func([]byte) bool) error {
 
 // setDiff emits the members of the first set that no other set holds.
 func (t *Txn) setDiff(metas []*Meta, fn func([]byte) bool) error {
-	cs := t.openCursors(metas)
+	cs, err := t.openCursors(metas)
+	if err != nil {
+		return err
+	}
 	first, rest := cs[0], cs[1:]
 	for ; first.ok; first.next() {
 		e := first.member()
@@ -326,8 +438,23 @@ func (t *Txn) SetStore(dst []byte, members [][]byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	m := &Meta{Type: TypeSet, ID: id, Size: uint64(len(members)), Enc: t.newEnc(TypeSet)}
+	if m.Enc == EncPacked && int64(len(members)) <= t.s.PackLimits().SetIntEntries {
+		vals := make([]int64, len(members))
+		ok := true
+		for i, mem := range members {
+			if vals[i], ok = intsetMember(mem); !ok {
+				break
+			}
+		}
+		if ok {
+			t.putPacked(id, sortIntset(members, vals))
+			return int64(m.Size), t.PutMeta(dst, m)
+		}
+	}
+	m.Enc = EncRecords
 	for _, mem := range members {
 		t.put(DataKey(nil, id, mem), nil)
 	}
-	return int64(len(members)), t.PutMeta(dst, &Meta{Type: TypeSet, ID: id, Size: uint64(len(members))})
+	return int64(m.Size), t.PutMeta(dst, m)
 }

@@ -77,6 +77,7 @@ type Store struct {
 	disk      diskState // the end of this file: crash recovery, full disk and I/O errors
 	cache     *metaCache
 	fill      fillSetting // list-max-listpack-size (listnode.go)
+	pack      packSetting // the thresholds of packed collections (packed.go)
 	group     groupCommit // commits not yet written to LevelDB (group.go)
 	openedAt  time.Time
 	closeOnce sync.Once
@@ -204,7 +205,7 @@ func (s *Store) startBackground() {
 // load reads or writes the system records.
 func (s *Store) load() error {
 	v, err := s.db().Get(sysFormat, nil)
-	convert := false
+	convert, upgrade := false, false
 	switch {
 	case err == leveldb.ErrNotFound:
 		empty, err := s.isEmpty()
@@ -221,8 +222,12 @@ func (s *Store) load() error {
 		return err
 	case string(v) == strconv.Itoa(formatElementLists):
 		convert = true
+	case string(v) == strconv.Itoa(formatUnpacked):
+		// Readable as it is; recording the new version keeps older builds from opening a
+		// directory that may then hold packed collections.
+		upgrade = !s.disk.readOnly.Load()
 	case string(v) != strconv.Itoa(FormatVersion):
-		return fmt.Errorf("%w: data directory %s has format %q, this build reads %d and %d", ErrUnknownFormat, s.opts.Dir, v, formatElementLists, FormatVersion)
+		return fmt.Errorf("%w: data directory %s has format %q, this build reads %d to %d", ErrUnknownFormat, s.opts.Dir, v, formatElementLists, FormatVersion)
 	}
 	if v, err := s.db().Get(sysIDHigh, nil); err == nil && len(v) == 8 {
 		s.nextID = binary.BigEndian.Uint64(v)
@@ -255,8 +260,11 @@ func (s *Store) load() error {
 		v, _ := s.db().Get(counterKey(p), nil)
 		s.keys[p], s.expires[p] = decodeCounters(v)
 	}
-	if convert {
+	switch {
+	case convert:
 		return s.convertLists() // listconvert.go
+	case upgrade:
+		return s.putRaw(sysFormat, []byte(strconv.Itoa(FormatVersion)), &opt.WriteOptions{Sync: true})
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package storage
 import (
 	"bytes"
 	"math"
+	"slices"
 )
 
-// Sorted-set layout. Under the set's object ID every member has two records:
+// Sorted-set layout. A small sorted set is packed (packed.go). Otherwise, under the set's
+// object ID every member has two records:
 //
 //	0x00 member                    → EncodeScore(score)   member record (ZSCORE, ZSCAN)
 //	0x01 EncodeScore(score) member → empty                score index, ordered as Redis orders
@@ -112,15 +114,22 @@ func (r LexRange) Empty() bool {
 	return c > 0 || c == 0 && (r.Min.Ex || r.Max.Ex)
 }
 
-// ZSet is a sorted set opened in a transaction. Changes are staged in the transaction at once;
-// Save writes the member count (or deletes the key once the set is empty).
+// ZSet is a sorted set opened in a transaction. Changes to a set of the record layout are
+// staged in the transaction at once; a packed set (packed.go) is changed in memory. Save
+// writes the packed record, converting the set when it has grown past zset-max-listpack-*,
+// and the member count (or deletes the key once the set is empty).
 type ZSet struct {
 	t       *Txn
 	key     []byte
 	m       *Meta // nil while the set does not exist
 	existed bool  // the key held a sorted set when opened
-	dirty   bool
+	dirty   bool  // the metadata changed
 	kb      []byte
+
+	// p holds a packed set's members and encoded scores, alternating, by score then member.
+	p      [][]byte
+	pdirty bool // p changed
+	long   bool // a member longer than zset-max-listpack-value was added
 }
 
 // ZSet opens the sorted set at key. It returns ErrWrongType if key holds another type; a
@@ -130,7 +139,14 @@ func (t *Txn) ZSet(key []byte) (*ZSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ZSet{t: t, key: key, m: m, existed: m != nil}, nil
+	z := &ZSet{t: t, key: key, m: m, existed: m != nil}
+	return z, z.load()
+}
+
+// ZSetOf returns the sorted set whose metadata is m, for reading.
+func (t *Txn) ZSetOf(m *Meta) (*ZSet, error) {
+	z := &ZSet{t: t, m: m, existed: true}
+	return z, z.load()
 }
 
 // Exists reports whether the set has members.
@@ -147,6 +163,12 @@ func (z *ZSet) Len() int64 {
 // Score returns member's score and whether member is in the set.
 func (z *ZSet) Score(member []byte) (float64, bool, error) {
 	if z.m == nil {
+		return 0, false, nil
+	}
+	if z.packed() {
+		if i := z.pfind(member); i >= 0 {
+			return DecodeScore(z.p[i+1]), true, nil
+		}
 		return 0, false, nil
 	}
 	z.kb = ZSetMemberKey(z.kb[:0], z.m.ID, member)
@@ -166,18 +188,28 @@ func (z *ZSet) Put(member []byte, score, old float64, had bool) error {
 		if old == score { // -0 and +0 included: Redis leaves the member alone
 			return nil
 		}
-		z.kb = ZSetScoreKey(z.kb[:0], z.m.ID, old, member)
-		z.t.del(z.kb)
+		if z.packed() {
+			i := z.pfind(member)
+			z.p = slices.Delete(z.p, i, i+2)
+		} else {
+			z.kb = ZSetScoreKey(z.kb[:0], z.m.ID, old, member)
+			z.t.del(z.kb)
+		}
 	} else {
 		if z.m == nil {
 			id, err := z.t.NewID()
 			if err != nil {
 				return err
 			}
-			z.m = &Meta{Type: TypeZSet, ID: id}
+			z.m = &Meta{Type: TypeZSet, ID: id, Enc: z.t.newEnc(TypeZSet)}
 		}
 		z.m.Size++
 		z.dirty = true
+	}
+	if z.packed() {
+		z.long = z.long || int64(len(member)) > z.t.s.PackLimits().ZSetValue
+		z.pinsert(member, score)
+		return nil
 	}
 	z.kb = ZSetScoreKey(z.kb[:0], z.m.ID, score, member)
 	z.t.put(z.kb, nil)
@@ -206,6 +238,15 @@ func (z *ZSet) Remove(member []byte) (bool, error) {
 }
 
 func (z *ZSet) removeEntry(member []byte, score float64) {
+	if z.packed() {
+		if i := z.pfind(member); i >= 0 {
+			z.p = slices.Delete(z.p, i, i+2)
+			z.pdirty = true
+		}
+		z.m.Size--
+		z.dirty = true
+		return
+	}
 	z.kb = ZSetScoreKey(z.kb[:0], z.m.ID, score, member)
 	z.t.del(z.kb)
 	z.kb = ZSetMemberKey(z.kb[:0], z.m.ID, member)
@@ -217,6 +258,18 @@ func (z *ZSet) removeEntry(member []byte, score float64) {
 // Save stages the set's metadata: the new member count, or the key's deletion when the set is
 // empty. It keeps the key's expiry.
 func (z *ZSet) Save() error {
+	if z.pdirty && z.packed() && z.m.Size > 0 {
+		z.pdirty = false
+		if z.long || int64(z.m.Size) > z.t.s.PackLimits().ZSetEntries {
+			z.t.unpack(z.m, z.p, 2, func(e [][]byte) {
+				z.t.put(ZSetMemberKey(nil, z.m.ID, e[0]), e[1])
+				z.t.put(ZSetScoreKey(nil, z.m.ID, DecodeScore(e[1]), e[0]), nil)
+			})
+			z.p, z.dirty = nil, true
+		} else {
+			z.t.putPacked(z.m.ID, z.p)
+		}
+	}
 	if !z.dirty || z.m == nil {
 		return nil
 	}
@@ -246,6 +299,9 @@ func (z *ZSet) scan(start, limit []byte, reverse bool, fn func(member []byte, sc
 	if bytes.Compare(start, limit) >= 0 {
 		return nil
 	}
+	if z.packed() {
+		return z.scanPacked(start, limit, reverse, fn)
+	}
 	it := z.t.Iterate(start, limit, reverse)
 	for it.Next() {
 		k := it.Key()
@@ -274,6 +330,19 @@ func (z *ZSet) Scan(reverse bool, fn func(member []byte, score float64) bool) er
 // records. The member slice is valid during the call only.
 func (z *ZSet) Members(fn func(member []byte, score float64) bool) error {
 	if !z.Exists() {
+		return nil
+	}
+	if z.packed() {
+		idx := make([]int, len(z.p)/2)
+		for i := range idx {
+			idx[i] = 2 * i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(z.p[a], z.p[b]) })
+		for _, i := range idx {
+			if !fn(z.p[i], DecodeScore(z.p[i+1])) {
+				break
+			}
+		}
 		return nil
 	}
 	start := append(DataKey(nil, z.m.ID, nil), ZSetMemberTag)
@@ -467,6 +536,16 @@ func (z *ZSet) CountByLex(r LexRange) (int64, error) {
 // Rank returns member's 0-based rank from the lowest score (reverse: from the highest) and
 // whether member is in the set. It counts the index entries on one side of the member.
 func (z *ZSet) Rank(member []byte, reverse bool) (int64, bool, error) {
+	if z.packed() {
+		i := z.pfind(member)
+		if i < 0 {
+			return 0, false, nil
+		}
+		if reverse {
+			return int64(len(z.p)-2-i) / 2, true, nil
+		}
+		return int64(i / 2), true, nil
+	}
 	score, ok, err := z.Score(member)
 	if err != nil || !ok {
 		return 0, false, err
@@ -565,8 +644,24 @@ func (t *Txn) ZStore(key []byte, entries []ZEntry) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := t.PutMeta(key, &Meta{Type: TypeZSet, ID: id, Size: uint64(len(entries))}); err != nil {
+	m := &Meta{Type: TypeZSet, ID: id, Size: uint64(len(entries)), Enc: t.newEnc(TypeZSet)}
+	lim := t.s.PackLimits()
+	if int64(len(entries)) > lim.ZSetEntries || slices.ContainsFunc(entries, func(e ZEntry) bool { return int64(len(e.Member)) > lim.ZSetValue }) {
+		m.Enc = EncRecords
+	}
+	if err := t.PutMeta(key, m); err != nil {
 		return 0, err
+	}
+	if m.Enc == EncPacked {
+		z := &ZSet{t: t, key: key, m: m}
+		for _, e := range entries {
+			if math.IsNaN(e.Score) {
+				return 0, errCorrupt
+			}
+			z.pinsert(e.Member, e.Score)
+		}
+		t.putPacked(id, z.p)
+		return int64(len(entries)), nil
 	}
 	var kb []byte
 	for _, e := range entries {

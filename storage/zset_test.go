@@ -445,7 +445,9 @@ func TestZSetRemoveRangesAndLifetime(t *testing.T) {
 		if err := z.Save(); err != nil {
 			return err
 		}
-		return tx.PutMeta(key, &Meta{Type: TypeZSet, ID: z.m.ID, Size: 10, Expire: tx.Now() + 100000})
+		m := *z.m
+		m.Expire = tx.Now() + 100000
+		return tx.PutMeta(key, &m)
 	})
 	write(t, s, 0, "z", func(tx *Txn) error {
 		z, err := tx.ZSet(key)
