@@ -155,7 +155,9 @@ func decodeMeta(b []byte, m *Meta) error {
 			m.Last = binary.BigEndian.Uint64(rest[32:])
 		}
 		if len(rest) == 48 {
-			m.First = binary.BigEndian.Uint64(rest[40:])
+			if m.First = binary.BigEndian.Uint64(rest[40:]); m.First == m.Head {
+				return errCorrupt // written as 40 bytes: one encoding per metadata
+			}
 		}
 	case m.Type == TypeStream:
 		if len(rest) < 16 {
