@@ -8,7 +8,8 @@
 //	                             database map, per-database key and expiry counters
 //	'm' phys(4) userkey          metadata of one user key (type, expiry, size, object ID; a string's value)
 //	'd' objectID(8) subkey       elements of a collection, under the collection's object ID
-//	                             (a list's nodes by the index of their first element: listnode.go;
+//	                             (a list's nodes by the index of their first element, the head
+//	                             node by the metadata's First: listnode.go;
 //	                             a stream's entries by 16-byte ID, its listpack nodes, consumer
 //	                             groups, pending entries and consumers: stream.go, stream_group.go)
 //	'e' expireAt(8) phys(4) key  expiry index ordered by time, walked by the active-expiry cycle
