@@ -146,10 +146,36 @@ func (t *Txn) putListNode(id, k uint64, elems [][]byte) {
 	t.put(elemKey(nil, id, k), encodeListNode(nil, elems))
 }
 
-// putNodeRecord stages record rec, built in t.vbuf, under the node key k of list id.
+// nodeRec is a node record built in the transaction's scratch buffer and not staged yet: a
+// push or a pop stages the record it ends with after the metadata, so that staging the
+// metadata, which reads the old one, does not first index the record in the overlay.
+type nodeRec struct {
+	k   uint64
+	rec []byte
+}
+
+// nodeBuf returns the transaction's scratch buffer for a node record, emptied.
+func (t *Txn) nodeBuf() []byte { return t.lbuf[:0] }
+
+// putNodeRecord stages record rec, built in the scratch buffer, under the node key k of list id.
+// The buffer is kept for the next record unless a large element made it outgrow the biggest
+// node bound (64 KB): pooled transactions must not hold that memory.
 func (t *Txn) putNodeRecord(id, k uint64, rec []byte) {
-	t.vbuf = rec
 	t.put(elemKey(nil, id, k), rec)
+	if t.lbuf = rec; cap(rec) > 64<<10 {
+		t.lbuf = nil
+	}
+}
+
+// putMetaThenNode stages list metadata m, then the node record n, if any.
+func (t *Txn) putMetaThenNode(key []byte, m *Meta, n nodeRec) error {
+	if err := t.PutMeta(key, m); err != nil {
+		return err
+	}
+	if n.rec != nil {
+		t.putNodeRecord(m.ID, n.k, n.rec)
+	}
+	return nil
 }
 
 // rekeyHead stores the head node of list m, whose record is v, under its start, so that
@@ -232,21 +258,23 @@ func (t *Txn) ListPush(key []byte, vals [][]byte, left, onlyExisting bool) (int6
 	if len(vals) == 0 {
 		return int64(m.Size), nil
 	}
+	var last nodeRec
 	if left {
-		err = t.listPushLeft(key, m, vals)
+		last, err = t.listPushLeft(key, m, vals)
 	} else {
-		err = t.listPushRight(key, m, vals)
+		last, err = t.listPushRight(key, m, vals)
 	}
 	if err != nil {
 		return 0, err
 	}
 	m.Size += uint64(len(vals))
-	return int64(m.Size), t.PutMeta(key, m)
+	return int64(m.Size), t.putMetaThenNode(key, m, last)
 }
 
 // listPushRight appends vals to the tail node of m while it has room, then to new nodes,
-// keyed by their start. The tail node is extended at the byte level, under its key.
-func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
+// keyed by their start. The tail node is extended at the byte level, under its key. It returns
+// the last record written, not staged.
+func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) (last nodeRec, err error) {
 	lim := t.s.listLimit()
 	var body []byte // the encoded elements of the tail node
 	var count uint64
@@ -254,12 +282,12 @@ func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
 	if m.Size > 0 {
 		v, err := t.nodeRecord(key, m, m.Last)
 		if err != nil {
-			return err
+			return last, err
 		}
 		start := m.nodeStart(m.Last)
 		var ok bool
 		if count, body, ok = nodeHeader(v); !ok || start+count != m.Tail {
-			return errListNode(key, start)
+			return last, errListNode(key, start)
 		}
 		if m.Last == m.First && m.First >= m.Tail {
 			// A lone head node keyed at or past Tail (pushes on the left, then pops on the
@@ -274,12 +302,16 @@ func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
 			nk, body, count, size = m.Tail, nil, 0, 0
 			continue
 		}
-		rec := binary.AppendUvarint(t.vbuf[:0], count+uint64(j-i))
+		rec := binary.AppendUvarint(t.nodeBuf(), count+uint64(j-i))
 		rec = append(rec, body...)
 		for _, e := range vals[i:j] {
 			rec = appendElem(rec, e)
 		}
-		t.putNodeRecord(m.ID, nk, rec)
+		if j == len(vals) {
+			last = nodeRec{nk, rec}
+		} else {
+			t.putNodeRecord(m.ID, nk, rec)
+		}
 		if m.Size == 0 && i == 0 {
 			m.First = nk
 		}
@@ -288,7 +320,7 @@ func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
 		nk, body, count, size = m.Tail, nil, 0, 0
 		i = j
 	}
-	return nil
+	return last, nil
 }
 
 // nodeRoom returns how many of vals, from the first on, a node of count elements and size
@@ -308,19 +340,19 @@ func nodeRoom(lim nodeLimit, count uint64, size int, vals [][]byte) int {
 // listPushLeft prepends vals, one by one, to the head node of m while it has room, then to
 // new nodes. The head node grows at the byte level under its key, First, which so stays put
 // while Head moves below it. A full head node is rekeyed under its start before a new head
-// node is begun; a new node is keyed by its start after the push.
-func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) error {
+// node is begun; a new node is keyed by its start after the push. It returns the last record
+// written, not staged.
+func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) (last nodeRec, err error) {
 	lim := t.s.listLimit()
 	var v, body []byte // the stored head node's record and its encoded elements
 	var count uint64
 	if m.Size > 0 {
-		var err error
 		if v, err = t.nodeRecord(key, m, m.First); err != nil {
-			return err
+			return last, err
 		}
 		var ok bool
 		if count, body, ok = nodeHeader(v); !ok || count > m.Tail-m.Head {
-			return errListNode(key, m.Head)
+			return last, errListNode(key, m.Head)
 		}
 	}
 	size := len(v)
@@ -346,17 +378,21 @@ func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) error {
 		} else if m.Size == 0 && i == 0 {
 			m.Last = nk
 		}
-		rec := binary.AppendUvarint(t.vbuf[:0], count+uint64(j-i))
+		rec := binary.AppendUvarint(t.nodeBuf(), count+uint64(j-i))
 		for x := j - 1; x >= i; x-- {
 			rec = appendElem(rec, vals[x])
 		}
 		rec = append(rec, body...)
-		t.putNodeRecord(m.ID, nk, rec)
+		if j == len(vals) {
+			last = nodeRec{nk, rec}
+		} else {
+			t.putNodeRecord(m.ID, nk, rec)
+		}
 		m.First = nk
 		v, body, count, size = nil, nil, 0, 0
 		i = j
 	}
-	return nil
+	return last, nil
 }
 
 // ListPop removes and returns up to count elements from the left or the right of the list at
@@ -368,10 +404,11 @@ func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	}
 	n := min(uint64(count), m.Size)
 	out := make([][]byte, 0, n)
+	var last nodeRec
 	if left {
-		err = t.listPopLeft(key, m, n, &out)
+		last, err = t.listPopLeft(key, m, n, &out)
 	} else {
-		err = t.listPopRight(key, m, n, &out)
+		last, err = t.listPopRight(key, m, n, &out)
 	}
 	if err != nil {
 		return nil, err
@@ -380,74 +417,74 @@ func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	if m.Size == 0 {
 		return out, t.PutMeta(key, nil)
 	}
-	return out, t.PutMeta(key, m)
+	return out, t.putMetaThenNode(key, m, last)
 }
 
 // listPopLeft cuts the first elements off the head node of m, which keeps its key, and
 // deletes the head nodes it empties; the next node, keyed by its start, becomes the head node.
-func (t *Txn) listPopLeft(key []byte, m *Meta, n uint64, out *[][]byte) error {
+// It returns the record of the node left partly popped, not staged.
+func (t *Txn) listPopLeft(key []byte, m *Meta, n uint64, out *[][]byte) (nodeRec, error) {
 	for uint64(len(*out)) < n {
 		v, err := t.nodeRecord(key, m, m.First)
 		if err != nil {
-			return err
+			return nodeRec{}, err
 		}
 		count, body, ok := nodeHeader(v)
 		if !ok || count > m.Tail-m.Head {
-			return errListNode(key, m.Head)
+			return nodeRec{}, errListNode(key, m.Head)
 		}
 		take := min(n-uint64(len(*out)), count)
 		off, ok := nodeSplit(body, take, nil)
 		if !ok {
-			return errListNode(key, m.Head)
+			return nodeRec{}, errListNode(key, m.Head)
 		}
 		nodeSplit(bytes.Clone(body[:off]), take, out)
 		m.Head += take
 		if take < count {
-			rec := binary.AppendUvarint(t.vbuf[:0], count-take)
-			t.putNodeRecord(m.ID, m.First, append(rec, body[off:]...))
-			return nil
+			rec := binary.AppendUvarint(t.nodeBuf(), count-take)
+			return nodeRec{m.First, append(rec, body[off:]...)}, nil
 		}
 		t.del(elemKey(nil, m.ID, m.First))
 		m.First = m.Head
 	}
-	return nil
+	return nodeRec{}, nil
 }
 
 // listPopRight cuts the last elements off the tail node of m, which keeps its key, and
-// deletes the tail nodes it empties.
-func (t *Txn) listPopRight(key []byte, m *Meta, n uint64, out *[][]byte) error {
+// deletes the tail nodes it empties. It returns the record of the node left partly popped,
+// not staged.
+func (t *Txn) listPopRight(key []byte, m *Meta, n uint64, out *[][]byte) (nodeRec, error) {
 	start := m.nodeStart(m.Last)
 	v, err := t.nodeRecord(key, m, m.Last)
 	for err == nil {
 		count, body, ok := nodeHeader(v)
 		if !ok || start < m.Head || start+count != m.Tail {
-			return errListNode(key, start)
+			return nodeRec{}, errListNode(key, start)
 		}
 		take := min(n-uint64(len(*out)), count)
 		off, ok := nodeSplit(body, count-take, nil)
 		from := len(*out)
 		if _, cut := nodeSplit(bytes.Clone(body[off:]), take, out); !ok || !cut {
-			return errListNode(key, start)
+			return nodeRec{}, errListNode(key, start)
 		}
 		slices.Reverse((*out)[from:])
 		m.Tail -= take
 		if take < count {
-			rec := binary.AppendUvarint(t.vbuf[:0], count-take)
-			t.putNodeRecord(m.ID, m.Last, append(rec, body[:off]...))
-			return nil
+			rec := binary.AppendUvarint(t.nodeBuf(), count-take)
+			return nodeRec{m.Last, append(rec, body[:off]...)}, nil
 		}
 		t.del(elemKey(nil, m.ID, m.Last))
 		if m.Tail == m.Head {
-			return nil
+			return nodeRec{}, nil
 		}
 		if start, v, err = t.nodeRecordAt(key, m, m.Tail-1); err == nil {
 			m.Last = m.nodeKey(start)
 			if uint64(len(*out)) == n {
-				return nil
+				return nodeRec{}, nil
 			}
 		}
 	}
-	return err
+	return nodeRec{}, err
 }
 
 // ListIndex returns the element at position index of the list at key (negative counts from the
