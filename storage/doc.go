@@ -10,7 +10,7 @@
 //	'd' objectID(8) subkey       elements of a collection, under the collection's object ID
 //	                             (a small hash, set or sorted set packed in one record with an
 //	                             empty subkey: packed.go; a list's nodes by the index of their
-//	                             first element: listnode.go;
+//	                             first element, the head node by the metadata's First: listnode.go;
 //	                             a stream's entries by 16-byte ID, its listpack nodes, consumer
 //	                             groups, pending entries and consumers: stream.go, stream_group.go)
 //	'e' expireAt(8) phys(4) key  expiry index ordered by time, walked by the active-expiry cycle

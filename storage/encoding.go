@@ -84,14 +84,16 @@ type Meta struct {
 	// Value is a string's value. It may point into a buffer the caller does not own.
 	Value []byte
 
-	// ID, Size, Head, Tail and Last describe a collection. Head, Tail and Last are used by
-	// lists only: elements occupy indexes [Head, Tail), in nodes of which the last starts at
-	// Last (listnode.go).
-	ID   uint64
-	Size uint64
-	Head uint64
-	Tail uint64
-	Last uint64
+	// ID, Size, Head, Tail, Last and First describe a collection. Head, Tail, Last and First
+	// are used by lists only: elements occupy indexes [Head, Tail) in nodes, of which the
+	// first (the head node) is stored under the key First and the last under the key Last
+	// (listnode.go).
+	ID    uint64
+	Size  uint64
+	Head  uint64
+	Tail  uint64
+	Last  uint64
+	First uint64
 
 	// legacy marks a list of format version 1, one element per record, which Open converts.
 	legacy bool
@@ -118,6 +120,9 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, m.Head)
 		dst = binary.BigEndian.AppendUint64(dst, m.Tail)
 		dst = binary.BigEndian.AppendUint64(dst, m.Last)
+		if m.First != m.Head {
+			dst = binary.BigEndian.AppendUint64(dst, m.First)
+		}
 	case m.Type == TypeStream:
 		dst = binary.BigEndian.AppendUint64(dst, m.ID)
 		dst = binary.BigEndian.AppendUint64(dst, m.Size)
@@ -146,15 +151,22 @@ func decodeMeta(b []byte, m *Meta) error {
 		}
 		m.Enc, m.Value = rest[0], rest[1:]
 	case m.Type == TypeList:
-		if len(rest) != 40 && len(rest) != 32 {
+		// 32 bytes: format 1, without Last; 40: First equals Head; 48: First follows.
+		if len(rest) != 32 && len(rest) != 40 && len(rest) != 48 {
 			return errCorrupt
 		}
 		m.ID = binary.BigEndian.Uint64(rest)
 		m.Size = binary.BigEndian.Uint64(rest[8:])
 		m.Head = binary.BigEndian.Uint64(rest[16:])
 		m.Tail = binary.BigEndian.Uint64(rest[24:])
+		m.First = m.Head
 		if m.legacy = len(rest) == 32; !m.legacy {
 			m.Last = binary.BigEndian.Uint64(rest[32:])
+		}
+		if len(rest) == 48 {
+			if m.First = binary.BigEndian.Uint64(rest[40:]); m.First == m.Head {
+				return errCorrupt // written as 40 bytes: one encoding per metadata
+			}
 		}
 	case m.Type == TypeStream:
 		if len(rest) < 16 {

@@ -10,14 +10,20 @@ func TestMetaRoundTrip(t *testing.T) {
 	cases := []Meta{
 		{Type: TypeString, Value: []byte{}},
 		{Type: TypeString, Expire: 1700000000123, Value: []byte("hello\x00world")},
-		{Type: TypeList, ID: 7, Size: 3, Head: ListMiddle - 1, Tail: ListMiddle + 2},
+		{Type: TypeList, ID: 7, Size: 3, Head: ListMiddle - 1, Tail: ListMiddle + 2, Last: ListMiddle - 1, First: ListMiddle - 1},
+		{Type: TypeList, ID: 7, Size: 3, Head: ListMiddle - 1, Tail: ListMiddle + 2, Last: ListMiddle + 1, First: ListMiddle},
+		{Type: TypeList, ID: 7, Size: 3, Head: ListMiddle - 1, Tail: ListMiddle + 2, Last: ListMiddle + 1, First: ListMiddle - 5},
 		{Type: TypeHash, ID: 1 << 40, Size: 1_000_000, Expire: 42},
 		{Type: TypeSet, ID: 1, Size: 0},
 		{Type: TypeZSet, ID: ^uint64(0), Size: 9},
 	}
 	for _, m := range cases {
 		var got Meta
-		if err := decodeMeta(encodeMeta(nil, &m), &got); err != nil {
+		b := encodeMeta(nil, &m)
+		if m.Type == TypeList && len(b) != metaHeader+40 && m.First == m.Head {
+			t.Fatalf("%+v: a list whose head node is keyed by its start takes %d bytes, want the 40 of format 2", m, len(b)-metaHeader)
+		}
+		if err := decodeMeta(b, &got); err != nil {
 			t.Fatalf("%+v: %v", m, err)
 		}
 		if !reflect.DeepEqual(got, m) {
@@ -28,7 +34,8 @@ func TestMetaRoundTrip(t *testing.T) {
 
 func TestDecodeMetaRejectsCorrupt(t *testing.T) {
 	bad := [][]byte{nil, {metaVersion}, {99, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-		encodeMeta(nil, &Meta{Type: TypeList})[:20], {metaVersion, 9, 0, 0, 0, 0, 0, 0, 0, 0}}
+		encodeMeta(nil, &Meta{Type: TypeList})[:20], {metaVersion, 9, 0, 0, 0, 0, 0, 0, 0, 0},
+		append(encodeMeta(nil, &Meta{Type: TypeList, Head: 5, First: 5}), 0, 0, 0, 0, 0, 0, 0, 5)} // First == Head in 48 bytes
 	for _, b := range bad {
 		var m Meta
 		if decodeMeta(b, &m) == nil {
@@ -39,7 +46,8 @@ func TestDecodeMetaRejectsCorrupt(t *testing.T) {
 
 func FuzzDecodeMeta(f *testing.F) {
 	f.Add(encodeMeta(nil, &Meta{Type: TypeString, Value: []byte("v")}))
-	f.Add(encodeMeta(nil, &Meta{Type: TypeList, ID: 1, Size: 2, Head: 3, Tail: 5}))
+	f.Add(encodeMeta(nil, &Meta{Type: TypeList, ID: 1, Size: 2, Head: 3, Tail: 5, First: 3}))
+	f.Add(encodeMeta(nil, &Meta{Type: TypeList, ID: 1, Size: 2, Head: 3, Tail: 5, First: 4}))
 	f.Add(encodeMeta(nil, &Meta{Type: TypeZSet, ID: 1, Size: 2}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var m Meta

@@ -19,7 +19,8 @@ const maxInvariantErrors = 20
 // reads the whole database. The checks:
 //
 //   - every metadata record decodes, and a collection's Size is non-zero and equals its
-//     counted sub-keys (lists: one per index in [Head, Tail); sets: empty values; zsets:
+//     counted sub-keys (lists: the elements of nodes that cover [Head, Tail) in key order,
+//     each keyed by its start but the first, keyed by First; sets: empty values; zsets:
 //     member records under 0x00 with 8-byte scores, and exactly one 0x01 index entry
 //     (score, member) per member record);
 //   - every expiry-index entry matches a key whose Meta.Expire is that time, and every key
@@ -207,8 +208,9 @@ func (c *checker) run(dbmap []uint32, keyCounts, expCounts map[uint32]int64) {
 			c.fail("key %q in keyspace %d is an empty %s", key, phys, m.Type)
 		}
 		if m.Type == TypeList && mapped[phys] && (m.Tail < m.Head || m.Tail-m.Head != m.Size ||
-			m.Last < m.Head || m.Last >= m.Tail || m.legacy) {
-			c.fail("list %q in keyspace %d: head %d, tail %d, last %d, size %d", key, phys, m.Head, m.Tail, m.Last, m.Size)
+			m.Last != m.First && (m.Last <= m.Head || m.Last >= m.Tail || m.Last <= m.First) || m.legacy) {
+			c.fail("list %q in keyspace %d: head %d, tail %d, last %d, first %d, size %d",
+				key, phys, m.Head, m.Tail, m.Last, m.First, m.Size)
 		}
 		owners[m.ID] = &ownedMeta{phys: phys, key: string(key), m: m, mapped: mapped[phys]}
 	}
@@ -326,6 +328,7 @@ func (c *checker) counter(kind byte, phys uint32) int64 {
 type subStats struct {
 	n       uint64 // all sub-keys (zsets: member records)
 	index   uint64 // zset index entries
+	next    uint64 // lists: the start the next node must have, 0 before the first node
 	badOnce bool
 }
 
@@ -352,12 +355,23 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 		n, ok := listNodeCount(val)
 		if len(sub) != 8 {
 			s.bad(c, "list %q (object %d): sub-key %x is not an 8-byte index", o.key, id, sub)
-		} else if i := binary.BigEndian.Uint64(sub); i < m.Head || i >= m.Tail {
-			s.bad(c, "list %q (object %d): index %d outside [%d, %d)", o.key, id, i, m.Head, m.Tail)
-		} else if _, err := decodeListNode(val, nil); err != nil || !ok || n == 0 || i+n > m.Tail {
-			s.bad(c, "list %q (object %d): node at %d is malformed or runs past %d", o.key, id, i, m.Tail)
+			break
+		}
+		k := binary.BigEndian.Uint64(sub)
+		start := m.nodeStart(k)
+		switch {
+		case s.next == 0 && k != m.First:
+			s.bad(c, "list %q (object %d): first node keyed %d, the head node's key is %d", o.key, id, k, m.First)
+		case s.next != 0 && (k == m.First || start != s.next):
+			s.bad(c, "list %q (object %d): node keyed %d follows the node ending at %d", o.key, id, k, s.next)
+		case start >= m.Tail:
+			s.bad(c, "list %q (object %d): node keyed %d outside [%d, %d)", o.key, id, k, m.Head, m.Tail)
+		}
+		if _, err := decodeListNode(val, nil); err != nil || !ok || n == 0 || start+n > m.Tail {
+			s.bad(c, "list %q (object %d): node keyed %d is malformed or runs past %d", o.key, id, k, m.Tail)
 		}
 		s.n += n
+		s.next = start + n
 	case TypeHash:
 		s.n++
 	case TypeStream:
@@ -427,6 +441,8 @@ func (c *checker) checkObject(id uint64, st *subStats, o *ownedMeta, queuedIDs m
 		if !queuedDBs[o.phys] {
 			c.fail("object %d of key %q in unqueued keyspace %d", id, o.key, o.phys)
 		}
+	case o.m.Type == TypeList && st.n == o.m.Size && st.n > 0 && st.next != o.m.Tail:
+		c.fail("list %q (object %d, keyspace %d): nodes end at %d, tail %d", o.key, id, o.phys, st.next, o.m.Tail)
 	case o.m.Type == TypeZSet:
 		if st.n != o.m.Size || st.index != o.m.Size {
 			c.fail("zset %q (object %d, keyspace %d): size %d, %d member records, %d index entries",

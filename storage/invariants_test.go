@@ -215,10 +215,25 @@ func TestInvariantsDetectViolations(t *testing.T) {
 		}},
 		{"list index", "outside", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "coll:list")
-			if err := s.db().Delete(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Head)), nil); err != nil {
+			s.db().Put(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Tail)), []byte("\x01\x01x"), nil)
+		}},
+		{"list head node", "the head node's key is", func(t *testing.T, s *Store) {
+			m := invMeta(t, s, "coll:list")
+			if err := s.db().Delete(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.First)), nil); err != nil {
 				t.Fatal(err)
 			}
-			s.db().Put(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Tail)), []byte("x"), nil)
+		}},
+		{"list gap", "follows the node ending at", func(t *testing.T, s *Store) {
+			m := invMeta(t, s, "coll:list")
+			k := DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Last))
+			v, err := s.db().Get(k, nil)
+			if err != nil || m.Last == m.First {
+				t.Fatalf("tail node: %v (last %d, first %d)", err, m.Last, m.First)
+			}
+			s.db().Delete(k, nil)
+			s.db().Put(DataKey(nil, m.ID, binary.BigEndian.AppendUint64(nil, m.Last+1)), v, nil)
+			m.Last, m.Tail = m.Last+1, m.Tail+1
+			invRawMeta(t, s, "coll:list", m)
 		}},
 		{"missing expiry entry", "no expiry-index entry", func(t *testing.T, s *Store) {
 			m := invMeta(t, s, "str:0")

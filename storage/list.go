@@ -1,24 +1,25 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Lists
 //
 // A list's metadata holds Head and Tail counters: its elements occupy the absolute indexes
-// [Head, Tail), packed in nodes keyed by the index of their first element (listnode.go). A new
-// list starts with Head = Tail = ListMiddle; a push on the left lowers Head and a push on the
-// right raises Tail, so an element's position is its index minus Head, and the node holding a
-// position is the one with the greatest start not above it. A list that becomes empty is
-// deleted.
+// [Head, Tail), packed in nodes keyed by the index of their first element, but for the head
+// node, keyed by the metadata's First (listnode.go). A new list starts with Head = Tail =
+// ListMiddle; a push on the left lowers Head and a push on the right raises Tail, so an
+// element's position is its index minus Head. A list that becomes empty is deleted.
 //
-// Costs. A push or pop at either end reads and rewrites one node (the head node starts at
-// Head, the tail node at the metadata's Last). LINDEX and LSET read one node, found with one
-// reverse seek; LRANGE reads the nodes that hold the range, one point read each, so LRANGE 0 99
-// of a list of any length is usually one read. Middle operations (LINSERT, LREM) rewrite the
+// Costs. A push or pop at either end reads and rewrites one node under an unchanged key (the
+// head node's key is First, the tail node's Last), without decoding it. LINDEX and LSET read
+// one node, found with one reverse seek; LRANGE reads the nodes that hold the range, one point
+// read each, so LRANGE 0 99 of a list of any length is usually one read. Middle operations (LINSERT, LREM) rewrite the
 // nodes they change and renumber the nodes on the shorter side of the change; LTRIM deletes the
 // trimmed nodes when they are fewer than the kept elements, else copies the kept elements under
 // a fresh object ID and queues the old one for the collector.
@@ -41,14 +42,37 @@ func errListNode(key []byte, i uint64) error {
 	return fmt.Errorf("%w: list %q has no valid node at index %d", errCorrupt, key, i)
 }
 
-// elemKey returns the LevelDB key of the list node of list id that starts at absolute index i.
+// elemKey returns the LevelDB key of the list node of list id keyed by i: its start, or First
+// for the head node.
 func elemKey(dst []byte, id, i uint64) []byte {
 	dst = DataKey(dst, id, nil)
 	return binary.BigEndian.AppendUint64(dst, i)
 }
 
-// elemIndex returns the absolute index at which the node of a node key starts.
+// elemIndex returns the index in the node key k.
 func elemIndex(k []byte) uint64 { return binary.BigEndian.Uint64(k[DataPrefixLen:]) }
+
+// nodeStart returns the absolute index at which the node of list m keyed by k starts.
+func (m *Meta) nodeStart(k uint64) uint64 {
+	if k == m.First {
+		return m.Head
+	}
+	return k
+}
+
+// nodeKey returns the key of the node of list m that starts at absolute index start.
+func (m *Meta) nodeKey(start uint64) uint64 {
+	if start == m.Head {
+		return m.First
+	}
+	return start
+}
+
+// listKeys returns the bounds of the node keys of list m.
+func listKeys(m *Meta) (lo, hi []byte) {
+	lo = DataKey(nil, m.ID, nil)
+	return lo, prefixEnd(lo)
+}
 
 // listNode is a node read from a list: the index of its first element and its elements.
 type listNode struct {
@@ -58,37 +82,39 @@ type listNode struct {
 
 func (n *listNode) end() uint64 { return n.start + uint64(len(n.elems)) }
 
-// nodeRecord reads the record of the node of list m that starts at start.
-func (t *Txn) nodeRecord(key []byte, m *Meta, start uint64) ([]byte, error) {
-	v, ok, err := t.get(elemKey(nil, m.ID, start))
+// nodeRecord reads the record of the node of list m keyed by k. It must not be modified.
+func (t *Txn) nodeRecord(key []byte, m *Meta, k uint64) ([]byte, error) {
+	v, ok, err := t.get(elemKey(nil, m.ID, k))
 	if err == nil && !ok {
-		err = errListNode(key, start)
+		err = errListNode(key, m.nodeStart(k))
 	}
 	return v, err
 }
 
 // nodeRecordAt returns the start and the record of the node of list m that holds absolute
-// index a (Head <= a < Tail). The record is the caller's.
+// index a (Head <= a < Tail): the tail node from its start on, else the node with the greatest
+// key not above a, or the head node when that is none or First. The record must not be
+// modified.
 func (t *Txn) nodeRecordAt(key []byte, m *Meta, a uint64) (uint64, []byte, error) {
-	if a == m.Head || a >= m.Last {
-		start := m.Head
-		if a >= m.Last {
-			start = m.Last
+	if last := m.nodeStart(m.Last); a >= last || a == m.Head {
+		k := m.Last
+		if a < last {
+			k = m.First
 		}
-		v, err := t.nodeRecord(key, m, start)
-		return start, v, err
+		v, err := t.nodeRecord(key, m, k)
+		return m.nodeStart(k), v, err
 	}
-	it := t.Iterate(elemKey(nil, m.ID, m.Head), elemKey(nil, m.ID, a+1), true)
-	var start uint64
-	var v []byte
-	err := errListNode(key, a)
+	lo, _ := listKeys(m)
+	it := t.Iterate(lo, elemKey(nil, m.ID, a+1), true)
+	k, v := m.First, []byte(nil) // none: the head node, keyed above a
 	if it.Next() {
-		start, v, err = elemIndex(it.Key()), append([]byte(nil), it.Value()...), nil
+		k, v = elemIndex(it.Key()), append([]byte(nil), it.Value()...)
 	}
-	if cerr := it.Close(); err == nil {
-		err = cerr
+	err := it.Close()
+	if err == nil && v == nil {
+		v, err = t.nodeRecord(key, m, k)
 	}
-	return start, v, err
+	return m.nodeStart(k), v, err
 }
 
 // decodeNode decodes record v of the node that starts at start, checking that it lies within
@@ -100,15 +126,6 @@ func decodeNode(key []byte, m *Meta, start uint64, v []byte) (listNode, error) {
 		return n, errListNode(key, start)
 	}
 	return n, nil
-}
-
-// listNode reads the node of list m that starts at start.
-func (t *Txn) listNode(key []byte, m *Meta, start uint64) (listNode, error) {
-	v, err := t.nodeRecord(key, m, start)
-	if err != nil {
-		return listNode{}, err
-	}
-	return decodeNode(key, m, start, v)
 }
 
 // listNodeAt reads the node of list m that holds absolute index a.
@@ -124,9 +141,65 @@ func (t *Txn) listNodeAt(key []byte, m *Meta, a uint64) (listNode, error) {
 	return n, err
 }
 
-// putNode stages the node of list id that starts at start.
-func (t *Txn) putListNode(id, start uint64, elems [][]byte) {
-	t.put(elemKey(nil, id, start), encodeListNode(nil, elems))
+// putListNode stages the node of list id keyed by k.
+func (t *Txn) putListNode(id, k uint64, elems [][]byte) {
+	t.put(elemKey(nil, id, k), encodeListNode(nil, elems))
+}
+
+// nodeRec is a node record built in the transaction's scratch buffer and not staged yet: a
+// push or a pop stages the record it ends with after the metadata, so that staging the
+// metadata, which reads the old one, does not first index the record in the overlay.
+type nodeRec struct {
+	k   uint64
+	rec []byte
+}
+
+// nodeBuf returns the transaction's scratch buffer for a node record, emptied.
+func (t *Txn) nodeBuf() []byte { return t.lbuf[:0] }
+
+// putNodeRecord stages record rec, built in the scratch buffer, under the node key k of list id.
+// The buffer is kept for the next record unless a large element made it outgrow the biggest
+// node bound (64 KB): pooled transactions must not hold that memory.
+func (t *Txn) putNodeRecord(id, k uint64, rec []byte) {
+	t.put(elemKey(nil, id, k), rec)
+	if t.lbuf = rec; cap(rec) > 64<<10 {
+		t.lbuf = nil
+	}
+}
+
+// putMetaThenNode stages list metadata m, then the node record n, if any.
+func (t *Txn) putMetaThenNode(key []byte, m *Meta, n nodeRec) error {
+	if err := t.PutMeta(key, m); err != nil {
+		return err
+	}
+	if n.rec != nil {
+		t.putNodeRecord(m.ID, n.k, n.rec)
+	}
+	return nil
+}
+
+// rekeyHead stores the head node of list m, whose record is v, under its start, so that
+// every node of m is keyed by its start.
+func (t *Txn) rekeyHead(m *Meta, v []byte) {
+	t.del(elemKey(nil, m.ID, m.First))
+	t.put(elemKey(nil, m.ID, m.Head), v)
+	if m.Last == m.First {
+		m.Last = m.Head
+	}
+	m.First = m.Head
+}
+
+// listNormalize rekeys the head node of list m under its start when it is not, as the middle
+// operations expect of every node.
+func (t *Txn) listNormalize(key []byte, m *Meta) error {
+	if m.First == m.Head {
+		return nil
+	}
+	v, err := t.nodeRecord(key, m, m.First)
+	if err == nil {
+		t.rekeyHead(m, v)
+	}
+	return err
 }
 
 // ListRangeIndexes resolves LRANGE/LTRIM-style start and stop (negative counts from the end)
@@ -180,107 +253,146 @@ func (t *Txn) ListPush(key []byte, vals [][]byte, left, onlyExisting bool) (int6
 		if err != nil {
 			return 0, err
 		}
-		m = &Meta{Type: TypeList, ID: id, Head: ListMiddle, Tail: ListMiddle, Last: ListMiddle}
+		m = &Meta{Type: TypeList, ID: id, Head: ListMiddle, Tail: ListMiddle, Last: ListMiddle, First: ListMiddle}
 	}
 	if len(vals) == 0 {
 		return int64(m.Size), nil
 	}
+	var last nodeRec
 	if left {
-		err = t.listPushLeft(key, m, vals)
+		last, err = t.listPushLeft(key, m, vals)
 	} else {
-		err = t.listPushRight(key, m, vals)
+		last, err = t.listPushRight(key, m, vals)
 	}
 	if err != nil {
 		return 0, err
 	}
 	m.Size += uint64(len(vals))
-	return int64(m.Size), t.PutMeta(key, m)
+	return int64(m.Size), t.putMetaThenNode(key, m, last)
 }
 
-// listPushRight appends vals to the tail node of m while it has room, then to new nodes.
-func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) error {
+// listPushRight appends vals to the tail node of m while it has room, then to new nodes,
+// keyed by their start. The tail node is extended at the byte level, under its key. It returns
+// the last record written, not staged.
+func (t *Txn) listPushRight(key []byte, m *Meta, vals [][]byte) (last nodeRec, err error) {
 	lim := t.s.listLimit()
-	cur := listNode{start: m.Tail}
-	size := 0
+	var body []byte // the encoded elements of the tail node
+	var count uint64
+	nk, size := m.Tail, 0
 	if m.Size > 0 {
 		v, err := t.nodeRecord(key, m, m.Last)
 		if err != nil {
-			return err
+			return last, err
 		}
-		if cur, err = decodeNode(key, m, m.Last, v); err != nil {
-			return err
+		start := m.nodeStart(m.Last)
+		var ok bool
+		if count, body, ok = nodeHeader(v); !ok || start+count != m.Tail {
+			return last, errListNode(key, start)
 		}
-		size = len(v)
+		if m.Last == m.First && m.First >= m.Tail {
+			// A lone head node keyed at or past Tail (pushes on the left, then pops on the
+			// right) would sort after the nodes begun at Tail.
+			t.rekeyHead(m, v)
+		}
+		nk, size = m.Last, len(v)
 	}
-	dirty := false
-	for _, v := range vals {
-		sz := elemSize(v)
-		if !lim.fits(len(cur.elems), size, sz) {
-			if dirty {
-				t.putListNode(m.ID, cur.start, cur.elems)
-			}
-			cur, size = listNode{start: m.Tail}, 0
+	for i := 0; i < len(vals); {
+		j := i + nodeRoom(lim, count, size, vals[i:])
+		if j == i { // the tail node is full
+			nk, body, count, size = m.Tail, nil, 0, 0
+			continue
 		}
-		cur.elems = append(cur.elems, v)
+		rec := binary.AppendUvarint(t.nodeBuf(), count+uint64(j-i))
+		rec = append(rec, body...)
+		for _, e := range vals[i:j] {
+			rec = appendElem(rec, e)
+		}
+		if j == len(vals) {
+			last = nodeRec{nk, rec}
+		} else {
+			t.putNodeRecord(m.ID, nk, rec)
+		}
+		if m.Size == 0 && i == 0 {
+			m.First = nk
+		}
+		m.Last = nk
+		m.Tail += uint64(j - i)
+		nk, body, count, size = m.Tail, nil, 0, 0
+		i = j
+	}
+	return last, nil
+}
+
+// nodeRoom returns how many of vals, from the first on, a node of count elements and size
+// bytes can take.
+func nodeRoom(lim nodeLimit, count uint64, size int, vals [][]byte) int {
+	k := 0
+	for ; k < len(vals); k++ {
+		sz := elemSize(vals[k])
+		if !lim.fits(int(count)+k, size, sz) {
+			break
+		}
 		size += sz
-		m.Tail++
-		dirty = true
 	}
-	t.putListNode(m.ID, cur.start, cur.elems)
-	m.Last = cur.start
-	return nil
+	return k
 }
 
 // listPushLeft prepends vals, one by one, to the head node of m while it has room, then to
-// new nodes. A node's key is the index of its first element, so the head node moves.
-func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) error {
+// new nodes. The head node grows at the byte level under its key, First, which so stays put
+// while Head moves below it. A full head node is rekeyed under its start before a new head
+// node is begun; a new node is keyed by its start after the push. It returns the last record
+// written, not staged.
+func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) (last nodeRec, err error) {
 	lim := t.s.listLimit()
-	var old listNode // the stored head node
-	stored, isLast := m.Size > 0, true
-	size := 0
-	if stored {
-		v, err := t.nodeRecord(key, m, m.Head)
-		if err != nil {
-			return err
+	var v, body []byte // the stored head node's record and its encoded elements
+	var count uint64
+	if m.Size > 0 {
+		if v, err = t.nodeRecord(key, m, m.First); err != nil {
+			return last, err
 		}
-		if old, err = decodeNode(key, m, m.Head, v); err != nil {
-			return err
-		}
-		size, isLast = len(v), m.Head == m.Last
-	}
-	var front [][]byte // the new elements of the node being filled, in push order
-	flush := func() {
-		if stored {
-			t.del(elemKey(nil, m.ID, old.start))
-		}
-		b := binary.AppendUvarint(nil, uint64(len(front)+len(old.elems)))
-		for i := len(front) - 1; i >= 0; i-- {
-			b = binary.AppendUvarint(b, uint64(len(front[i])))
-			b = append(b, front[i]...)
-		}
-		for _, e := range old.elems {
-			b = binary.AppendUvarint(b, uint64(len(e)))
-			b = append(b, e...)
-		}
-		t.put(elemKey(nil, m.ID, m.Head), b)
-		if isLast {
-			m.Last = m.Head
+		var ok bool
+		if count, body, ok = nodeHeader(v); !ok || count > m.Tail-m.Head {
+			return last, errListNode(key, m.Head)
 		}
 	}
-	for _, v := range vals {
-		sz := elemSize(v)
-		if !lim.fits(len(front)+len(old.elems), size, sz) {
-			if len(front) > 0 {
-				flush()
+	size := len(v)
+	for i := 0; i < len(vals); {
+		j := i + nodeRoom(lim, count, size, vals[i:])
+		if j == i { // the stored head node is full
+			if m.First != m.Head {
+				t.rekeyHead(m, v)
 			}
-			old, front, size, stored, isLast = listNode{}, front[:0], 0, false, false
+			v, body, count, size = nil, nil, 0, 0
+			continue
 		}
-		front = append(front, v)
-		size += sz
-		m.Head--
+		m.Head -= uint64(j - i)
+		nk := m.Head
+		if v != nil {
+			if nk = m.First; j < len(vals) && m.First != m.Head { // full after this push
+				t.del(elemKey(nil, m.ID, m.First))
+				nk = m.Head
+			}
+			if m.Last == m.First {
+				m.Last = nk
+			}
+		} else if m.Size == 0 && i == 0 {
+			m.Last = nk
+		}
+		rec := binary.AppendUvarint(t.nodeBuf(), count+uint64(j-i))
+		for x := j - 1; x >= i; x-- {
+			rec = appendElem(rec, vals[x])
+		}
+		rec = append(rec, body...)
+		if j == len(vals) {
+			last = nodeRec{nk, rec}
+		} else {
+			t.putNodeRecord(m.ID, nk, rec)
+		}
+		m.First = nk
+		v, body, count, size = nil, nil, 0, 0
+		i = j
 	}
-	flush()
-	return nil
+	return last, nil
 }
 
 // ListPop removes and returns up to count elements from the left or the right of the list at
@@ -292,10 +404,11 @@ func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	}
 	n := min(uint64(count), m.Size)
 	out := make([][]byte, 0, n)
+	var last nodeRec
 	if left {
-		err = t.listPopLeft(key, m, n, &out)
+		last, err = t.listPopLeft(key, m, n, &out)
 	} else {
-		err = t.listPopRight(key, m, n, &out)
+		last, err = t.listPopRight(key, m, n, &out)
 	}
 	if err != nil {
 		return nil, err
@@ -304,56 +417,74 @@ func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	if m.Size == 0 {
 		return out, t.PutMeta(key, nil)
 	}
-	return out, t.PutMeta(key, m)
+	return out, t.putMetaThenNode(key, m, last)
 }
 
-func (t *Txn) listPopLeft(key []byte, m *Meta, n uint64, out *[][]byte) error {
+// listPopLeft cuts the first elements off the head node of m, which keeps its key, and
+// deletes the head nodes it empties; the next node, keyed by its start, becomes the head node.
+// It returns the record of the node left partly popped, not staged.
+func (t *Txn) listPopLeft(key []byte, m *Meta, n uint64, out *[][]byte) (nodeRec, error) {
 	for uint64(len(*out)) < n {
-		node, err := t.listNode(key, m, m.Head)
+		v, err := t.nodeRecord(key, m, m.First)
 		if err != nil {
-			return err
+			return nodeRec{}, err
 		}
-		take := min(n-uint64(len(*out)), uint64(len(node.elems)))
-		for _, e := range node.elems[:take] {
-			*out = append(*out, append([]byte(nil), e...))
+		count, body, ok := nodeHeader(v)
+		if !ok || count > m.Tail-m.Head {
+			return nodeRec{}, errListNode(key, m.Head)
 		}
-		t.del(elemKey(nil, m.ID, m.Head))
+		take := min(n-uint64(len(*out)), count)
+		off, ok := nodeSplit(body, take, nil)
+		if !ok {
+			return nodeRec{}, errListNode(key, m.Head)
+		}
+		nodeSplit(bytes.Clone(body[:off]), take, out)
 		m.Head += take
-		if take < uint64(len(node.elems)) {
-			t.putListNode(m.ID, m.Head, node.elems[take:])
-			if node.start == m.Last {
-				m.Last = m.Head
-			}
+		if take < count {
+			rec := binary.AppendUvarint(t.nodeBuf(), count-take)
+			return nodeRec{m.First, append(rec, body[off:]...)}, nil
 		}
+		t.del(elemKey(nil, m.ID, m.First))
+		m.First = m.Head
 	}
-	return nil
+	return nodeRec{}, nil
 }
 
-func (t *Txn) listPopRight(key []byte, m *Meta, n uint64, out *[][]byte) error {
-	node, err := t.listNode(key, m, m.Last)
+// listPopRight cuts the last elements off the tail node of m, which keeps its key, and
+// deletes the tail nodes it empties. It returns the record of the node left partly popped,
+// not staged.
+func (t *Txn) listPopRight(key []byte, m *Meta, n uint64, out *[][]byte) (nodeRec, error) {
+	start := m.nodeStart(m.Last)
+	v, err := t.nodeRecord(key, m, m.Last)
 	for err == nil {
-		k := uint64(len(node.elems))
-		take := min(n-uint64(len(*out)), k)
-		for i := k; i > k-take; i-- {
-			*out = append(*out, append([]byte(nil), node.elems[i-1]...))
+		count, body, ok := nodeHeader(v)
+		if !ok || start < m.Head || start+count != m.Tail {
+			return nodeRec{}, errListNode(key, start)
 		}
+		take := min(n-uint64(len(*out)), count)
+		off, ok := nodeSplit(body, count-take, nil)
+		from := len(*out)
+		if _, cut := nodeSplit(bytes.Clone(body[off:]), take, out); !ok || !cut {
+			return nodeRec{}, errListNode(key, start)
+		}
+		slices.Reverse((*out)[from:])
 		m.Tail -= take
-		if take < k {
-			t.putListNode(m.ID, node.start, node.elems[:k-take])
-			return nil
+		if take < count {
+			rec := binary.AppendUvarint(t.nodeBuf(), count-take)
+			return nodeRec{m.Last, append(rec, body[:off]...)}, nil
 		}
-		t.del(elemKey(nil, m.ID, node.start))
+		t.del(elemKey(nil, m.ID, m.Last))
 		if m.Tail == m.Head {
-			return nil
+			return nodeRec{}, nil
 		}
-		if node, err = t.listNodeAt(key, m, m.Tail-1); err == nil {
-			m.Last = node.start
+		if start, v, err = t.nodeRecordAt(key, m, m.Tail-1); err == nil {
+			m.Last = m.nodeKey(start)
 			if uint64(len(*out)) == n {
-				return nil
+				return nodeRec{}, nil
 			}
 		}
 	}
-	return err
+	return nodeRec{}, err
 }
 
 // ListIndex returns the element at position index of the list at key (negative counts from the
@@ -461,7 +592,8 @@ func (t *Txn) ListRange(key []byte, start, stop int64, header func(n int), elem 
 // ListEach calls fn for each element of the list m, in order, until fn returns false. The
 // element is valid only during the call.
 func (t *Txn) ListEach(m *Meta, fn func(v []byte) bool) error {
-	it := t.Iterate(elemKey(nil, m.ID, m.Head), elemKey(nil, m.ID, m.Tail), false)
+	lo, hi := listKeys(m)
+	it := t.Iterate(lo, hi, false)
 	more := true
 	for more && it.Next() {
 		_, err := nodeElems(it.Value(), 0, ^uint64(0), func(e []byte) { more = more && fn(e) })

@@ -4,31 +4,29 @@ import "bytes"
 
 // The list operations that change the middle of a list (LSET, LINSERT, LREM, LTRIM) and LPOS.
 // They read the nodes they need in order (listWalk) and hand the rewritten span to listReplace,
-// which keeps the nodes contiguous.
+// which first keys every node by its start (the head node may be keyed otherwise, see
+// listnode.go) and keeps the nodes contiguous.
 
 // listWalk calls fn for the nodes of list m in order from the one that holds absolute index a,
 // towards the tail, or towards the head when reverse, until fn returns false. The node's
 // elements are valid only during the call.
 func (t *Txn) listWalk(key []byte, m *Meta, a uint64, reverse bool, fn func(n listNode) bool) error {
-	var it *Iter
+	lo, hi := listKeys(m)
 	if reverse {
-		it = t.Iterate(elemKey(nil, m.ID, m.Head), elemKey(nil, m.ID, a+1), true)
-	} else {
-		start := m.Head
-		if a != m.Head {
-			n, err := t.listNodeAt(key, m, a)
-			if err != nil {
-				return err
-			}
-			start = n.start
+		hi = elemKey(nil, m.ID, max(a, m.First)+1) // the head node's key may lie above a
+	} else if a != m.Head {
+		start, _, err := t.nodeRecordAt(key, m, a)
+		if err != nil {
+			return err
 		}
-		it = t.Iterate(elemKey(nil, m.ID, start), elemKey(nil, m.ID, m.Tail), false)
+		lo = elemKey(nil, m.ID, m.nodeKey(start))
 	}
+	it := t.Iterate(lo, hi, reverse)
 	var elems [][]byte
 	next := ^uint64(0) // the start (forward) or end (reverse) the next node must have
 	for it.Next() {
 		var err error
-		start := elemIndex(it.Key())
+		start := m.nodeStart(elemIndex(it.Key()))
 		elems, err = decodeListNode(it.Value(), elems[:0])
 		n := listNode{start, elems}
 		if err != nil || len(elems) == 0 || n.end() > m.Tail || start < m.Head ||
@@ -62,16 +60,24 @@ func cloneElems(elems [][]byte) [][]byte {
 }
 
 // listReplace replaces the nodes of list m that start at olds, which cover exactly the
-// absolute indexes [s, e), with elems packed into new nodes, and updates m's Head, Tail and
-// Last (not Size). When the number of elements changes, the nodes on the side of [s, e) that
-// holds fewer elements are renumbered: those after it when the span grows or shrinks at the
-// tail's end, those before it otherwise.
+// absolute indexes [s, e), with elems packed into new nodes, and updates m's Head, Tail, Last
+// and First (not Size); every node is keyed by its start afterwards. When the number of
+// elements changes, the nodes on the side of [s, e) that holds fewer elements are renumbered:
+// those after it when the span grows or shrinks at the tail's end, those before it otherwise.
 func (t *Txn) listReplace(key []byte, m *Meta, olds []uint64, s, e uint64, elems [][]byte) error {
 	delta := uint64(len(elems)) - (e - s) // two's complement: negative when the span shrinks
 	chunks := packList(elems, t.s.listLimit())
 	atTail := e == m.Tail
 	for _, x := range olds {
-		t.del(elemKey(nil, m.ID, x))
+		t.del(elemKey(nil, m.ID, m.nodeKey(x)))
+	}
+	if s == m.Head { // the head node is replaced: its successors are keyed by their start
+		if m.Last == m.First {
+			m.Last = m.Head
+		}
+		m.First = m.Head
+	} else if err := t.listNormalize(key, m); err != nil {
+		return err
 	}
 	// Growing or shrinking at the tail's end always renumbers the (no) nodes after the span.
 	after := m.Tail-e <= s-m.Head
@@ -102,6 +108,7 @@ func (t *Txn) listReplace(key []byte, m *Meta, olds []uint64, s, e uint64, elems
 			m.Tail += delta
 		} else {
 			m.Head += delta
+			m.First = m.Head
 		}
 	}
 	at := base

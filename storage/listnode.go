@@ -10,11 +10,22 @@ import (
 // List nodes
 //
 // A list's elements are packed into nodes, each one record under the list's object ID:
-// DataKey(id, BE64(start)) holds the elements at absolute indexes [start, start+count) as
-// uvarint(count) followed by uvarint(len)+bytes for each element. The nodes cover [Head, Tail)
-// without gaps, so the first node starts at Head, and the metadata's Last is the start of the
-// last one: a push or a pop at either end reads and rewrites one node, and the node that holds
-// a position is found with one reverse seek (the greatest start not above it).
+// DataKey(id, BE64(k)) holds the elements of one run of absolute indexes as uvarint(count)
+// followed by uvarint(len)+bytes for each element. The nodes cover [Head, Tail) without gaps,
+// in the order of their keys. Every node but the first (the head node) is keyed by the index
+// of its first element, its start; the head node starts at Head and is keyed by the
+// metadata's First, which may lie below Head (after pops on the left) or above it (after
+// pushes on the left), but below the key of the node after it. The metadata's Last is the key
+// of the last node (the tail node), First when the list has one node.
+//
+// So a push or a pop at either end reads and rewrites one record under a key that does not
+// change: a push on the left prepends the new elements' bytes to the head node's record
+// without decoding it, a pop on the left cuts them off the front, and the same holds at the
+// tail. Within a group commit (group.go) the records of many pushes to one list then cost
+// LevelDB one record per node. The node that holds a position is found with one reverse seek,
+// the greatest key not above it, or the head node when that is none or First. The middle
+// operations (list_middle.go) first rekey the head node under its start, so that they see
+// every node keyed by its start.
 //
 // A node grows while it stays within list-max-listpack-size (ListFill): a positive fill bounds
 // the entries per node (and the bytes at 8 KB), a negative one the bytes only, -1 to -5 being
@@ -71,12 +82,45 @@ func (l nodeLimit) fits(count, size, sz int) bool {
 	return count == 0 || count < l.entries && size+sz <= l.bytes
 }
 
+// appendElem appends the node encoding of element e to dst.
+func appendElem(dst, e []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(e)))
+	return append(dst, e...)
+}
+
+// nodeHeader splits node record v into its element count and its encoded elements, which
+// alias v. ok is false for a record without elements.
+func nodeHeader(v []byte) (count uint64, body []byte, ok bool) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || n == 0 || n > uint64(len(v)) {
+		return 0, nil, false
+	}
+	return n, v[w:], true
+}
+
+// nodeSplit walks the first k elements of body, the encoded elements of a node, and returns
+// the offset after them. When dst is not nil it appends each element to *dst, aliasing body
+// with its capacity cut at its end, so that appending to one never overwrites the next.
+func nodeSplit(body []byte, k uint64, dst *[][]byte) (int, bool) {
+	off := 0
+	for i := uint64(0); i < k; i++ {
+		l, w := binary.Uvarint(body[off:])
+		if w <= 0 || uint64(len(body)-off-w) < l {
+			return 0, false
+		}
+		if off += w; dst != nil {
+			*dst = append(*dst, body[off:off+int(l):off+int(l)])
+		}
+		off += int(l)
+	}
+	return off, true
+}
+
 // encodeListNode appends the node encoding of elems to dst.
 func encodeListNode(dst []byte, elems [][]byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(elems)))
 	for _, e := range elems {
-		dst = binary.AppendUvarint(dst, uint64(len(e)))
-		dst = append(dst, e...)
+		dst = appendElem(dst, e)
 	}
 	return dst
 }
@@ -151,8 +195,7 @@ func (w *ListWriter) append(b *leveldb.Batch, v []byte) {
 	if !w.lim.fits(w.count, len(w.node), sz) {
 		w.flush(b)
 	}
-	w.node = binary.AppendUvarint(w.node, uint64(len(v)))
-	w.node = append(w.node, v...)
+	w.node = appendElem(w.node, v)
 	w.count++
 	w.next++
 }
@@ -167,12 +210,12 @@ func (w *ListWriter) flush(b *leveldb.Batch) {
 	w.start, w.node, w.count = w.next, w.node[:0], 0
 }
 
-// Finish stages the last node in t and fills m's ID, Size, Head, Tail and Last.
+// Finish stages the last node in t and fills m's ID, Size, Head, Tail, Last and First.
 func (w *ListWriter) Finish(t *Txn, m *Meta) { w.finish(&t.batch, m) }
 
 func (w *ListWriter) finish(b *leveldb.Batch, m *Meta) {
 	w.flush(b)
-	m.ID, m.Head, m.Tail, m.Size, m.Last = w.id, ListMiddle, w.next, w.next-ListMiddle, w.last
+	m.ID, m.Head, m.Tail, m.Size, m.Last, m.First = w.id, ListMiddle, w.next, w.next-ListMiddle, w.last, ListMiddle
 }
 
 // nodeElems calls fn for the elements at offsets [from, to) of node record v (to is clamped

@@ -46,6 +46,8 @@ type Txn struct {
 
 	overOff int // bytes of the batch already indexed in over
 
+	lbuf []byte // scratch for a list node record being written (list.go)
+
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
 
