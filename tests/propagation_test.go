@@ -438,7 +438,8 @@ func TestPropagationBlockingWake(t *testing.T) {
 
 // TestPropagationLazyExpiry checks that a write meeting an expired key propagates the key's
 // deletion first, in one MULTI/EXEC block with the write, as Redis 7.0 does; active expiry is
-// off on both servers, so that only the writes delete the keys.
+// off on both servers, so that only the writes delete the keys. The expiries are 100 ms, so that
+// a loaded machine never finds one already past when it is set.
 func TestPropagationLazyExpiry(t *testing.T) {
 	for _, lazy := range []string{"no", "yes"} {
 		t.Run("lazyfree-lazy-expire="+lazy, func(t *testing.T) {
@@ -449,25 +450,25 @@ func TestPropagationLazyExpiry(t *testing.T) {
 			p := startPairOn(t, redis, "lazyfree-lazy-expire", lazy)
 			p.strata.Server.Store().SetExpireByMaster(true) // the cycle off, as on a replica
 			runPropagation(t, p, `
-set k1 1 px 1
+set k1 1 px 100
 rpush l1 a
-pexpire l1 1
+pexpire l1 100
 hset h1 f v
-pexpire h1 1
-set k2 1 px 1
-set k3 1 px 1
+pexpire h1 100
+set k2 1 px 100
+set k3 1 px 100
 select 2
 sadd s1 a
-pexpire s1 1
+pexpire s1 100
 select 3
-set mv 1 px 1
+set mv 1 px 100
 select 0
 set mv 2
 rpush le a
-pexpire le 1
+pexpire le 100
 rpush le2 a
-pexpire le2 1
-!sleep 30
+pexpire le2 100
+!sleep 250
 move mv 3
 multi
 lset le 0 x
