@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -187,68 +186,7 @@ func streamMeta(c *Ctx, key []byte) (*storage.Meta, bool) {
 // writeEntry writes one entry as XRANGE does: its ID and its fields and values.
 func writeEntry(c *Ctx, id storage.StreamID, fv [][]byte) {
 	var buf [256]byte
-	c.W.Raw(appendEntry(buf[:0], id, fv))
-}
-
-// appendEntry appends an entry's reply, an array of its ID and of its fields and values
-// (the same bytes in RESP2 and RESP3), to dst.
-func appendEntry(dst []byte, id storage.StreamID, fv [][]byte) []byte {
-	dst = appendEntryHead(dst, id, len(fv))
-	for _, f := range fv {
-		dst = appendBulk(dst, f)
-	}
-	return dst
-}
-
-// appendEncodedEntry is appendEntry for fields and values in their stored encoding
-// (storage.StreamRangeEncoded).
-func appendEncodedEntry(dst []byte, id storage.StreamID, enc []byte) ([]byte, error) {
-	n, err := storage.StreamFieldCount(enc)
-	if err != nil {
-		return dst, fmt.Errorf("stream entry %s: %w", id, err)
-	}
-	dst = appendEntryHead(dst, id, n)
-	for len(enc) > 0 {
-		var f []byte
-		f, enc, _ = storage.NextStreamField(enc)
-		dst = appendBulk(dst, f)
-	}
-	return dst, nil
-}
-
-// appendEntryHead appends the start of an entry's reply: the array of two, the ID, and the
-// header of the array of n fields and values.
-func appendEntryHead(dst []byte, id storage.StreamID, n int) []byte {
-	var idb [41]byte
-	ids := id.Append(idb[:0])
-	dst = append(dst, "*2\r\n$"...)
-	dst = appendSmall(dst, len(ids))
-	dst = append(dst, "\r\n"...)
-	dst = append(dst, ids...)
-	dst = append(dst, "\r\n*"...)
-	dst = appendSmall(dst, n)
-	return append(dst, "\r\n"...)
-}
-
-// appendBulk appends f as a bulk string.
-func appendBulk(dst, f []byte) []byte {
-	dst = append(dst, '$')
-	dst = appendSmall(dst, len(f))
-	dst = append(dst, "\r\n"...)
-	dst = append(dst, f...)
-	return append(dst, "\r\n"...)
-}
-
-// appendSmall appends n in decimal, with a fast path for the one- and two-digit lengths of
-// most fields.
-func appendSmall(dst []byte, n int) []byte {
-	switch {
-	case n < 10:
-		return append(dst, byte('0'+n))
-	case n < 100:
-		return append(dst, byte('0'+n/10), byte('0'+n%10))
-	}
-	return strconv.AppendInt(dst, int64(n), 10)
+	c.W.Raw(storage.AppendStreamEntry(buf[:0], id, fv))
 }
 
 // writeRange writes the entries of m in [start, end] (reverse: from end down), at most count
@@ -274,19 +212,11 @@ func writeEntries(c *Ctx, m *storage.Meta, start, end storage.StreamID, rev bool
 	at := c.W.Len()
 	c.W.Raw(headerRoom[:])
 	n := 0
-	var scratch []byte
-	var bad error
-	err := c.Txn.StreamRangeEncoded(m, start, end, rev, count, func(id storage.StreamID, enc []byte) bool {
-		if scratch, bad = appendEncodedEntry(scratch[:0], id, enc); bad != nil {
-			return false
-		}
+	err := c.Txn.StreamRangeReply(m, start, end, rev, count, func(_ storage.StreamID, reply []byte) bool {
 		n++
-		c.W.Raw(scratch)
+		c.W.Raw(reply)
 		return true
 	})
-	if err == nil {
-		err = bad
-	}
 	if err != nil {
 		c.W.Truncate(at)
 		return err

@@ -211,7 +211,10 @@ func cmdXAdd(c *Ctx) {
 		c.W.Error(errStreamTooLarge)
 		return
 	}
-	c.Txn.StreamAppend(m, id, fields, streamLimits(c))
+	if err := c.Txn.StreamAppend(m, id, fields, streamLimits(c)); err != nil {
+		c.Fail(err)
+		return
+	}
 	streamEvent(c, "xadd", key)
 	if a.set {
 		n, err := c.Txn.StreamTrimmed(m, a.StreamTrim)

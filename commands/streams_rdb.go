@@ -38,7 +38,9 @@ func restoreStream(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) (
 		if m.Size > 0 && id.Cmp(m.X.Last) <= 0 || id.IsZero() || len(e.Fields)%2 != 0 {
 			return st, errStreamOrder
 		}
-		txn.StreamAppend(m, id, e.Fields, lim)
+		if err := txn.StreamAppend(m, id, e.Fields, lim); err != nil {
+			return st, err
+		}
 		st.Elements++
 	}
 	tl, err := v.StreamTail()

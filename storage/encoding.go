@@ -17,12 +17,17 @@ const (
 
 // FormatVersion is the on-disk layout version written on first open. Version 1 stored a list
 // element per record; opening such a directory converts its lists to nodes (listconvert.go).
-// Version 3 added packed hashes, sets and sorted sets (packed.go); a version-2 directory is
-// read as it is, its collections keeping one record per element.
-const FormatVersion = 3
+// Version 3 added packed hashes, sets and sorted sets (packed.go); version 4 stream entries in
+// chunks (stream_node.go). A version-2 or -3 directory is read as it is, its collections and
+// stream nodes keeping the records they have.
+const FormatVersion = 4
 
-// formatUnpacked is the format version before packed collections.
-const formatUnpacked = 2
+// formatUnpacked is the format version before packed collections, formatUnchunked the one
+// before stream chunks.
+const (
+	formatUnpacked  = 2
+	formatUnchunked = 3
+)
 
 // metaVersion is the version byte at the head of every metadata value.
 const metaVersion = 1

@@ -377,7 +377,11 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 	case TypeStream:
 		if len(sub) == 17 && sub[0] == streamEntry {
 			s.n++
-		} else if len(sub) == 0 || sub[0] > streamOwned {
+		} else if len(sub) == 17 && sub[0] == streamNode {
+			s.addStreamNode(c, o, id, val)
+		} else if len(sub) == 21 && sub[0] == streamChunk {
+			s.addStreamChunk(c, o, id, sub, val)
+		} else if len(sub) == 0 || sub[0] > streamChunk {
 			s.bad(c, "stream %q (object %d): unknown sub-key %x", o.key, id, sub)
 		}
 	case TypeSet:
@@ -404,6 +408,33 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 			s.bad(c, "zset %q (object %d): unknown sub-key %x", o.key, id, sub)
 		}
 	}
+}
+
+// addStreamNode checks a stream node record.
+func (s *subStats) addStreamNode(c *checker, o *ownedMeta, id uint64, val []byte) {
+	if _, err := decodeXNode(val); err != nil {
+		s.bad(c, "stream %q (object %d): %v", o.key, id, err)
+	}
+}
+
+// addStreamChunk checks a chunk of a stream node and counts its entries.
+func (s *subStats) addStreamChunk(c *checker, o *ownedMeta, id uint64, sub, val []byte) {
+	master := readStreamID(sub[1:])
+	var prev StreamID
+	var n uint64
+	for p := val; len(p) > 0; n++ {
+		e, resp, rest, ok := nextPacked(p)
+		_, ferr := entryFields(resp, nil)
+		if !ok || ferr != nil || e.Cmp(master) < 0 || n > 0 && e.Cmp(prev) <= 0 || n >= streamChunkLen {
+			s.bad(c, "stream %q (object %d): chunk %x is malformed", o.key, id, sub)
+			return
+		}
+		prev, p = e, rest
+	}
+	if n == 0 {
+		s.bad(c, "stream %q (object %d): chunk %x is empty", o.key, id, sub)
+	}
+	s.n += n
 }
 
 // addPacked counts the elements of the record of packed collection o.

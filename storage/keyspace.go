@@ -95,6 +95,7 @@ func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
 		return err
 	}
 	t.writeMeta(phys, key, old, m)
+	t.flushChunk()
 	return nil
 }
 

@@ -31,8 +31,8 @@ type metaCache struct {
 
 const (
 	cacheShards   = 64
-	cacheMaxEntry = 4096 // larger records are not cached
-	cacheOverhead = 64   // bytes charged per entry beyond key and value
+	cacheMaxEntry = 32 << 10 // larger records are not cached; a packed stream node is up to ~20 KB
+	cacheOverhead = 64       // bytes charged per entry beyond key and value
 )
 
 // A shard's map holds positions in its entry slice, so that rewriting a cached key's entry

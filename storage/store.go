@@ -222,7 +222,7 @@ func (s *Store) load() error {
 		return err
 	case string(v) == strconv.Itoa(formatElementLists):
 		convert = true
-	case string(v) == strconv.Itoa(formatUnpacked):
+	case string(v) == strconv.Itoa(formatUnpacked), string(v) == strconv.Itoa(formatUnchunked):
 		// Readable as it is; recording the new version keeps older builds from opening a
 		// directory that may then hold packed collections.
 		upgrade = !s.disk.readOnly.Load()

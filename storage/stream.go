@@ -32,6 +32,7 @@ const (
 	streamPEL      = 0x03 // group ID(8) entry ID(16) -> delivery time, count, consumer
 	streamConsumer = 0x04 // group ID(8) name -> consumer state
 	streamOwned    = 0x05 // group ID(8) len(4) consumer entry ID(16): a consumer's pending entries
+	streamChunk    = 0x06 // master ID(16) chunk(4) -> entries (stream_node.go)
 )
 
 // StreamID is a stream entry ID.
@@ -114,6 +115,7 @@ type StreamNode struct {
 	Last        StreamID
 	FieldsHash  uint64
 	MasterCount uint64 // number of master fields
+	Chunked     bool   // entries in chunks (stream_node.go), not in records of their own
 }
 
 const streamNodeLen = 16 + 8*3 + 16 + 8 + 8
@@ -154,7 +156,11 @@ func (x *StreamMeta) encode(dst []byte) []byte {
 		x.Tail.Valid, x.Tail.Total, x.Tail.Bytes, x.Tail.Last.Ms, x.Tail.Last.Seq, x.Tail.MasterCount} {
 		dst = binary.AppendUvarint(dst, v)
 	}
-	return binary.BigEndian.AppendUint64(dst, x.Tail.FieldsHash)
+	dst = binary.BigEndian.AppendUint64(dst, x.Tail.FieldsHash)
+	if x.Tail.Chunked {
+		dst = append(dst, layoutChunked)
+	}
+	return dst
 }
 
 // decode reads what encode wrote and reports whether b held exactly that.
@@ -169,7 +175,10 @@ func (x *StreamMeta) decode(b []byte) bool {
 		}
 		*p, b = v, b[n:]
 	}
-	if len(b) != 8 {
+	switch {
+	case len(b) == 9 && b[8] == layoutChunked:
+		x.Tail.Chunked = true
+	case len(b) != 8:
 		return false
 	}
 	x.Tail.FieldsHash = binary.BigEndian.Uint64(b)
@@ -230,7 +239,7 @@ func DecodeStreamFields(b []byte, dst [][]byte) ([][]byte, error) {
 
 // StreamAppend adds an entry with ID e (greater than the stream's last ID) and fields fv to the
 // stream m, placing it in Redis's node layout. The caller stores m.
-func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
+func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) error {
 	x := m.X
 	var size uint64
 	for _, f := range fv {
@@ -242,9 +251,13 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 	}
 	n := &x.Tail
 	var kb [DataPrefixLen + 17]byte
-	var nb [streamNodeLen]byte
+	var nb [streamChunkedLen]byte
 	if n.Total > 0 && (n.Bytes+size >= maxBytes || lim.MaxEntries > 0 && n.Total >= uint64(lim.MaxEntries)) {
-		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0])) // the old tail, final
+		r := xnode{StreamNode: *n} // the old tail, final
+		if n.Chunked {
+			r.next = e
+		}
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), r.encode(nb[:0]))
 		n.Total = 0
 	}
 	created := n.Total == 0
@@ -252,7 +265,7 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 	nf := uint64(len(fv) / 2)
 	if n.Total == 0 {
 		x.Nodes++
-		*n = StreamNode{Master: e, FieldsHash: h, MasterCount: nf}
+		*n = StreamNode{Master: e, FieldsHash: h, MasterCount: nf, Chunked: lim.MaxBytes > 0 && lim.MaxBytes <= streamChunkedMax}
 		n.Bytes = 6 + 1 + lpIntSize(1) + lpIntSize(0) + lpIntSize(int64(nf)) + lpIntSize(0)
 		for i := 0; i < len(fv); i += 2 {
 			n.Bytes += lpStrSize(fv[i])
@@ -274,20 +287,29 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) {
 	}
 	add += lpIntSize(elems)
 	n.Bytes += add
+	ord := n.Total
 	n.Valid++
 	n.Total++
 	n.Last = e
 	if created {
-		t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0]))
+		r := xnode{StreamNode: *n}
+		t.put(streamNodeKey(kb[:0], m.ID, n.Master), r.encode(nb[:0]))
 	}
-	var vb [64]byte
-	t.put(streamEntryKey(kb[:0], m.ID, e), EncodeStreamFields(vb[:0], fv))
+	if n.Chunked {
+		if err := t.appendChunked(m, n, ord, e, fv); err != nil {
+			return err
+		}
+	} else {
+		var vb [64]byte
+		t.put(streamEntryKey(kb[:0], m.ID, e), EncodeStreamFields(vb[:0], fv))
+	}
 	if m.Size == 0 {
 		x.First = e
 	}
 	m.Size++
 	x.Last = e
 	x.EntriesAdded++
+	return nil
 }
 
 // fieldsHash is the FNV-1a hash of an entry's field names, each preceded by its length.
@@ -383,12 +405,19 @@ func lpStrSize(s []byte) uint64 {
 func (t *Txn) StreamRange(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, fields [][]byte) bool) error {
 	var fv [][]byte
 	var derr error
-	err := t.StreamRangeEncoded(m, start, end, rev, count, func(e StreamID, enc []byte) bool {
-		if fv, derr = DecodeStreamFields(enc, fv[:0]); derr != nil {
+	var seen int64
+	err := t.walkStream(m, start, end, rev, func(e StreamID, resp, enc []byte) bool {
+		if resp != nil {
+			fv, derr = entryFields(resp, fv[:0])
+		} else {
+			fv, derr = DecodeStreamFields(enc, fv[:0])
+		}
+		if derr != nil {
 			derr = fmt.Errorf("%w: stream entry %s", derr, e)
 			return false
 		}
-		return fn(e, fv)
+		seen++
+		return fn(e, fv) && (count <= 0 || seen < count)
 	})
 	if derr != nil {
 		return derr
@@ -396,29 +425,26 @@ func (t *Txn) StreamRange(m *Meta, start, end StreamID, rev bool, count int64, f
 	return err
 }
 
-// StreamRangeEncoded is StreamRange handing fn each entry's fields and values in their stored
-// encoding (EncodeStreamFields; NextStreamField reads them), so that a reply can be written
-// from it without splitting it first. enc is valid until fn returns.
-func (t *Txn) StreamRangeEncoded(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, enc []byte) bool) error {
-	if start.Cmp(end) > 0 || m.Size == 0 {
-		return nil
-	}
-	lo := streamEntryKey(nil, m.ID, start)
-	var hi []byte
-	if next, ok := end.Incr(); ok {
-		hi = streamEntryKey(nil, m.ID, next)
-	} else {
-		hi = prefixEnd(DataKey(nil, m.ID, []byte{streamEntry}))
-	}
-	it := t.Iterate(lo, hi, rev)
+// StreamRangeReply is StreamRange handing fn each entry's reply (AppendStreamEntry), so that
+// XRANGE writes it as it is. reply is valid until fn returns.
+func (t *Txn) StreamRangeReply(m *Meta, start, end StreamID, rev bool, count int64, fn func(e StreamID, reply []byte) bool) error {
+	var scratch []byte
+	var derr error
 	var seen int64
-	for it.Next() {
-		seen++
-		if !fn(readStreamID(it.Key()[DataPrefixLen+1:]), it.Value()) || count > 0 && seen >= count {
-			break
+	err := t.walkStream(m, start, end, rev, func(e StreamID, resp, enc []byte) bool {
+		if resp == nil {
+			if scratch, derr = appendEncodedEntry(scratch[:0], e, enc); derr != nil {
+				return false
+			}
+			resp = scratch
 		}
+		seen++
+		return fn(e, resp) && (count <= 0 || seen < count)
+	})
+	if derr != nil {
+		return derr
 	}
-	return it.Close()
+	return err
 }
 
 // StreamFieldCount returns the number of fields and values of an entry's encoding, after
@@ -446,19 +472,36 @@ func NextStreamField(enc []byte) (f, rest []byte, ok bool) {
 
 // StreamGet returns the fields of entry e of stream m, ok false when it does not exist.
 func (t *Txn) StreamGet(m *Meta, e StreamID) ([][]byte, bool, error) {
-	v, ok, err := t.get(streamEntryKey(nil, m.ID, e))
+	r, ok, err := t.nodeHolding(m, e)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	fv, err := DecodeStreamFields(append([]byte(nil), v...), nil)
-	return fv, err == nil, err
+	if !r.Chunked {
+		v, ok, err := t.get(streamEntryKey(nil, m.ID, e))
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		fv, err := DecodeStreamFields(append([]byte(nil), v...), nil)
+		return fv, err == nil, err
+	}
+	var fv [][]byte
+	var ferr error
+	found := false
+	if _, err := t.walkNode(m, &r, e, e, false, func(_ StreamID, resp, _ []byte) bool {
+		fv, ferr = entryFields(append([]byte(nil), resp...), nil)
+		found = true
+		return false
+	}); err != nil {
+		return nil, false, err
+	}
+	return fv, found && ferr == nil, ferr
 }
 
 // streamEdge returns the first (or last) entry ID of m, ok false when it has none.
 func (t *Txn) streamEdge(m *Meta, last bool) (StreamID, bool, error) {
 	var got StreamID
 	found := false
-	err := t.StreamRange(m, StreamID{}, MaxStreamID, last, 1, func(e StreamID, _ [][]byte) bool {
+	err := t.walkStream(m, StreamID{}, MaxStreamID, last, func(e StreamID, _, _ []byte) bool {
 		got, found = e, true
 		return false
 	})
@@ -472,36 +515,17 @@ func (t *Txn) StreamFirstEntry(m *Meta) (StreamID, bool, error) { return t.strea
 // when the stream is empty.
 func (t *Txn) StreamLastEntry(m *Meta) (StreamID, bool, error) { return t.streamEdge(m, true) }
 
-// nodeOf returns the node holding entry e: the one with the greatest master ID not above e.
-func (t *Txn) nodeOf(m *Meta, e StreamID) (StreamNode, error) {
-	var n StreamNode
-	if m.X.Tail.Total > 0 && e.Cmp(m.X.Tail.Master) >= 0 {
-		return m.X.Tail, nil
-	}
-	var hi []byte
-	if next, ok := e.Incr(); ok {
-		hi = streamNodeKey(nil, m.ID, next)
-	} else {
-		hi = prefixEnd(DataKey(nil, m.ID, []byte{streamNode}))
-	}
-	it := t.Iterate(streamNodeKey(nil, m.ID, StreamID{}), hi, true)
-	if !it.Next() {
-		it.Close()
-		return n, fmt.Errorf("%w: stream entry %s has no node", errCorrupt, e)
-	}
-	n.decode(it.Value())
-	return n, it.Close()
-}
-
-// putNode stores node n of m, or deletes it when it holds no live entry; the tail in m follows.
-func (t *Txn) putNode(m *Meta, n *StreamNode) error {
-	k := streamNodeKey(nil, m.ID, n.Master)
-	isTail := m.X.Tail.Total > 0 && m.X.Tail.Master == n.Master
-	if n.Valid > 0 {
-		t.put(k, n.encode(nil))
+// putNode stores node r of m, or deletes it when it holds no live entry; the tail in m follows,
+// and when the tail goes, the node before it becomes the tail, with its entries in records of
+// their own again.
+func (t *Txn) putNode(m *Meta, r *xnode) error {
+	k := streamNodeKey(nil, m.ID, r.Master)
+	isTail := m.isTail(r.Master)
+	if r.Valid > 0 {
 		if isTail {
-			m.X.Tail = *n
+			m.X.Tail = r.StreamNode
 		}
+		t.put(k, r.encode(nil))
 		return nil
 	}
 	t.del(k)
@@ -510,26 +534,34 @@ func (t *Txn) putNode(m *Meta, n *StreamNode) error {
 		return nil
 	}
 	m.X.Tail = StreamNode{}
-	it := t.Iterate(streamNodeKey(nil, m.ID, StreamID{}), k, true)
-	if it.Next() {
-		m.X.Tail.decode(it.Value())
+	prev, ok, err := t.nodeBefore(m, r)
+	if err != nil || !ok {
+		return err
 	}
-	return it.Close()
+	m.X.Tail = prev.StreamNode // appends go on in its chunks, or its own records
+	return nil
 }
 
 // StreamDelete deletes entry e of stream m and reports whether it existed. The caller stores m.
 func (t *Txn) StreamDelete(m *Meta, e StreamID) (bool, error) {
-	k := streamEntryKey(nil, m.ID, e)
-	if _, ok, err := t.get(k); err != nil || !ok {
+	r, ok, err := t.nodeHolding(m, e)
+	if err != nil || !ok {
 		return false, err
 	}
-	n, err := t.nodeOf(m, e)
-	if err != nil {
-		return false, err
+	if r.Chunked {
+		n, err := t.editChunks(m, &r, func(id StreamID) (bool, bool) { return id == e, id.Cmp(e) < 0 })
+		if err != nil || n == 0 {
+			return false, err
+		}
+	} else {
+		k := streamEntryKey(nil, m.ID, e)
+		if _, own, err := t.get(k); err != nil || !own {
+			return false, err
+		}
+		t.del(k)
 	}
-	t.del(k)
-	n.Valid--
-	if err := t.putNode(m, &n); err != nil {
+	r.Valid--
+	if err := t.putNode(m, &r); err != nil {
 		return false, err
 	}
 	m.Size--

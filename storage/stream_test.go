@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // TestStreamMetaRoundTrip checks that stream metadata survives encoding, large values included,
@@ -15,14 +17,15 @@ func TestStreamMetaRoundTrip(t *testing.T) {
 		x := StreamMeta{Last: StreamID{r(), r()}, First: StreamID{r(), r()}, MaxDeleted: StreamID{r(), r()},
 			EntriesAdded: r(), Groups: r(), Nodes: r(),
 			Tail: StreamNode{Master: StreamID{r(), r()}, Valid: r(), Total: r(), Bytes: r(), Last: StreamID{r(), r()},
-				FieldsHash: r(), MasterCount: r()}}
+				FieldsHash: r(), MasterCount: r(), Chunked: i%2 == 0}}
 		m := &Meta{Type: TypeStream, ID: r(), Size: r(), Expire: int64(r() >> 1), X: &x}
 		b := encodeMeta(nil, m)
 		var got Meta
 		if err := decodeMeta(b, &got); err != nil || *got.X != x || got.ID != m.ID || got.Size != m.Size || got.Expire != m.Expire {
 			t.Fatalf("round trip of %+v: %+v %v", x, got.X, err)
 		}
-		if err := decodeMeta(b[:len(b)-1], &got); err == nil {
+		// Without its last byte, a chunked tail's record reads as a tail with records per entry.
+		if err := decodeMeta(b[:len(b)-1], &got); err == nil && (!x.Tail.Chunked || got.X.Tail.Chunked) {
 			t.Fatal("a truncated stream metadata record decoded")
 		}
 		if err := decodeMeta(append(b, 0), &got); err == nil {
@@ -31,13 +34,125 @@ func TestStreamMetaRoundTrip(t *testing.T) {
 	}
 }
 
+// checkStreamReads compares ranges of m, forward and reverse with a count, and point reads of
+// entries with the live IDs want; next is above every ID added.
+func checkStreamReads(t *testing.T, tx *Txn, m *Meta, want []StreamID, next uint64, rng *rand.Rand) {
+	t.Helper()
+	if m == nil {
+		if len(want) != 0 {
+			t.Fatalf("no stream, want %v", want)
+		}
+		return
+	}
+	for range 4 {
+		a, b := StreamID{uint64(rng.Intn(int(next) + 1)), 0}, StreamID{uint64(rng.Intn(int(next) + 1)), 0}
+		if a.Cmp(b) > 0 {
+			a, b = b, a
+		}
+		count := int64(rng.Intn(4))
+		rev := rng.Intn(2) == 0
+		var exp []StreamID
+		for _, id := range want {
+			if id.Cmp(a) >= 0 && id.Cmp(b) <= 0 {
+				exp = append(exp, id)
+			}
+		}
+		if rev {
+			for i, j := 0, len(exp)-1; i < j; i, j = i+1, j-1 {
+				exp[i], exp[j] = exp[j], exp[i]
+			}
+		}
+		if count > 0 && int64(len(exp)) > count {
+			exp = exp[:count]
+		}
+		var got, gotReply []StreamID
+		if err := tx.StreamRange(m, a, b, rev, count, func(id StreamID, fv [][]byte) bool {
+			if len(fv) != 2 || string(fv[0]) != "f" || string(fv[1]) != "v" {
+				t.Fatalf("entry %s has fields %q", id, fv)
+			}
+			got = append(got, id)
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.StreamRangeReply(m, a, b, rev, count, func(id StreamID, reply []byte) bool {
+			if w := string(AppendStreamEntry(nil, id, [][]byte{[]byte("f"), []byte("v")})); string(reply) != w {
+				t.Fatalf("entry %s reply %q, want %q", id, reply, w)
+			}
+			gotReply = append(gotReply, id)
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(exp) || fmt.Sprint(gotReply) != fmt.Sprint(exp) {
+			t.Fatalf("range [%s, %s] rev %v count %d: %v and %v, want %v", a, b, rev, count, got, gotReply, exp)
+		}
+	}
+	for range 4 {
+		id := StreamID{uint64(rng.Intn(int(next) + 1)), 0}
+		live := false
+		for _, w := range want {
+			live = live || w == id
+		}
+		fv, ok, err := tx.StreamGet(m, id)
+		if err != nil || ok != live || ok && (len(fv) != 2 || string(fv[1]) != "v") {
+			t.Fatalf("get %s: %q %v %v, live %v", id, fv, ok, err, live)
+		}
+	}
+}
+
+// checkChunked checks that stream m keeps its entries in chunks, with no record of their own
+// (chunked false: the other way round), and returns the number of chunks.
+func checkChunked(t *testing.T, s *Store, m *Meta, chunked bool) int {
+	t.Helper()
+	if m == nil {
+		return 0
+	}
+	s.Flush()
+	own, chunks := 0, 0
+	it := s.db().NewIterator(util.BytesPrefix(DataKey(nil, m.ID, nil)), nil)
+	defer it.Release()
+	for it.Next() {
+		switch it.Key()[DataPrefixLen] {
+		case streamEntry:
+			own++
+		case streamChunk:
+			chunks++
+		}
+	}
+	if !chunked {
+		own, chunks = chunks, own
+	}
+	if own != 0 || m.Size > 0 && chunks == 0 {
+		t.Fatalf("%d entry records of their own, %d chunks, for %d entries", own, chunks, m.Size)
+	}
+	return chunks
+}
+
 // TestStreamModel appends, deletes and trims a stream at random, against a model of Redis's
 // node layout (nodes of at most 4 entries here), and checks the entries, the length, the first
 // ID and the store's invariants after each step.
 func TestStreamModel(t *testing.T) {
+	for _, c := range []struct{ lim, later StreamLimits }{
+		{StreamLimits{MaxEntries: 4, MaxBytes: 4096}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}},
+		{StreamLimits{MaxEntries: 70, MaxBytes: 4096}, StreamLimits{MaxEntries: 70, MaxBytes: 4096}},
+		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 0}},
+		// nodes with records per entry (as a format-3 directory has them), then chunked nodes
+		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}},
+	} {
+		t.Run(fmt.Sprintf("%d-entries-%d-then-%d-bytes", c.lim.MaxEntries, c.lim.MaxBytes, c.later.MaxBytes), func(t *testing.T) {
+			streamModel(t, c.lim, c.later)
+		})
+	}
+}
+
+// streamModel runs TestStreamModel with node limits lim, then later from the middle on.
+func streamModel(t *testing.T, lim, later StreamLimits) {
 	s := listOpen(t)
 	key := []byte("s")
-	lim := StreamLimits{MaxEntries: 4, MaxBytes: 4096}
+	per := int(lim.MaxEntries)
+	mixed := lim != later
+	chunked := lim.MaxBytes > 0
 	rng := rand.New(rand.NewSource(2))
 	type node struct {
 		ids  []StreamID
@@ -45,6 +160,7 @@ func TestStreamModel(t *testing.T) {
 	}
 	var nodes []*node
 	next := uint64(1)
+	maxChunks := 0
 	liveIDs := func() []StreamID {
 		var out []StreamID
 		for _, n := range nodes {
@@ -68,7 +184,10 @@ func TestStreamModel(t *testing.T) {
 		}
 		nodes = kept
 	}
-	for step := 0; step < 400; step++ {
+	for step := 0; step < 1500; step++ {
+		if step == 750 {
+			lim = later
+		}
 		tx := s.Begin(0, [][]byte{key}, true)
 		m, err := tx.StreamMetaOf(key)
 		if err == nil && m == nil {
@@ -80,14 +199,19 @@ func TestStreamModel(t *testing.T) {
 		op := rng.Intn(10)
 		switch {
 		case op < 6:
-			id := StreamID{next, 0}
-			next += uint64(1 + rng.Intn(3))
-			tx.StreamAppend(m, id, [][]byte{[]byte("f"), []byte("v")}, lim)
-			if l := len(nodes); l == 0 || len(nodes[l-1].ids) >= 4 {
-				nodes = append(nodes, &node{})
+			// a burst of entries in one transaction, which closes nodes begun in it
+			for range 1 + rng.Intn(6) {
+				id := StreamID{next, 0}
+				next += uint64(1 + rng.Intn(3))
+				if err := tx.StreamAppend(m, id, [][]byte{[]byte("f"), []byte("v")}, lim); err != nil {
+					t.Fatal(err)
+				}
+				if l := len(nodes); l == 0 || len(nodes[l-1].ids) >= per {
+					nodes = append(nodes, &node{})
+				}
+				n := nodes[len(nodes)-1]
+				n.ids, n.live = append(n.ids, id), append(n.live, true)
 			}
-			n := nodes[len(nodes)-1]
-			n.ids, n.live = append(n.ids, id), append(n.live, true)
 		case op < 8:
 			live := liveIDs()
 			if len(live) == 0 {
@@ -105,8 +229,37 @@ func TestStreamModel(t *testing.T) {
 				}
 			}
 			dropEmpty()
+		case op < 9 && rng.Intn(2) == 0:
+			// an exact trim, by length or by lowest ID: the oldest entries go one by one
+			live := liveIDs()
+			tr := StreamTrim{MaxLen: uint64(rng.Intn(2 * per))}
+			drop := 0
+			if len(live) > int(tr.MaxLen) {
+				drop = len(live) - int(tr.MaxLen)
+			}
+			if rng.Intn(2) == 0 {
+				tr = StreamTrim{ByID: true, MinID: StreamID{uint64(rng.Intn(int(next) + 1)), 0}}
+				drop = 0
+				for drop < len(live) && live[drop].Cmp(tr.MinID) < 0 {
+					drop++
+				}
+			}
+			n, err := tx.StreamTrimmed(m, tr)
+			if err != nil || n != int64(drop) {
+				t.Fatalf("step %d: exact trim %+v removed %d (%v), want %d", step, tr, n, err, drop)
+			}
+			for _, id := range live[:drop] {
+				for _, n := range nodes {
+					for i := range n.ids {
+						if n.ids[i] == id {
+							n.live[i] = false
+						}
+					}
+				}
+			}
+			dropEmpty()
 		default:
-			maxLen := uint64(rng.Intn(8))
+			maxLen := uint64(rng.Intn(2 * per))
 			n, err := tx.StreamTrimmed(m, StreamTrim{MaxLen: maxLen, Approx: true})
 			if err != nil {
 				t.Fatal(err)
@@ -146,16 +299,28 @@ func TestStreamModel(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		rt.Abort()
 		want := liveIDs()
+		checkStreamReads(t, rt, m, want, next, rng)
+		if !mixed {
+			maxChunks = max(maxChunks, checkChunked(t, s, m, chunked))
+		}
+		rt.Abort()
 		if fmt.Sprint(got) != fmt.Sprint(want) || m.Size != uint64(len(want)) {
 			t.Fatalf("step %d: entries %v (size %d), want %v", step, got, m.Size, want)
 		}
 		if len(want) > 0 && m.X.First != want[0] || m.X.Nodes != uint64(len(nodes)) {
 			t.Fatalf("step %d: first %s, %d nodes; want %v, %d nodes", step, m.X.First, m.X.Nodes, want, len(nodes))
 		}
+		if step%40 == 0 {
+			if err := CheckInvariants(s); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+		}
 	}
 	if err := CheckInvariants(s); err != nil {
 		t.Fatal(err)
+	}
+	if chunked && !mixed && maxChunks < 2 {
+		t.Fatalf("no step saw more than %d chunks", maxChunks)
 	}
 }

@@ -17,14 +17,18 @@ type StreamTrim struct {
 func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 	var deleted int64
 	it := t.Iterate(streamNodeKey(nil, m.ID, StreamID{}), prefixEnd(DataKey(nil, m.ID, []byte{streamNode})), false)
-	var n StreamNode
+	var n xnode
 	for it.Next() {
 		if !tr.ByID && m.Size <= tr.MaxLen {
 			break
 		}
-		n.decode(it.Value())
-		if m.X.Tail.Total > 0 && n.Master == m.X.Tail.Master {
-			n = m.X.Tail
+		var err error
+		if n, err = decodeXNode(it.Value()); err != nil {
+			it.Close()
+			return deleted, err
+		}
+		if m.isTail(n.Master) {
+			n = tailRec(m)
 		}
 		entries := int64(n.Valid)
 		if tr.Limit > 0 && deleted+entries > tr.Limit {
@@ -40,7 +44,7 @@ func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 			continue // a node whose entries are all deleted already: nothing to trim, nothing written
 		}
 		if remove {
-			if _, err := t.deleteEntries(m, n.Master, n.Last, nil); err != nil {
+			if _, err := t.deleteEntries(m, &n, nil); err != nil {
 				it.Close()
 				return deleted, err
 			}
@@ -57,7 +61,7 @@ func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 			break
 		}
 		var seen uint64
-		gone, err := t.deleteEntries(m, n.Master, n.Last, func(e StreamID) bool {
+		gone, err := t.deleteEntries(m, &n, func(e StreamID) bool {
 			if tr.ByID {
 				return e.Cmp(tr.MinID) < 0
 			}
@@ -98,12 +102,22 @@ func (t *Txn) StreamTrimmed(m *Meta, tr StreamTrim) (int64, error) {
 	return deleted, nil
 }
 
-// deleteEntries deletes the entries of m in [from, to], in order, while del (nil: always)
-// returns true for them, and returns their number.
-func (t *Txn) deleteEntries(m *Meta, from, to StreamID, del func(e StreamID) bool) (int64, error) {
+// deleteEntries deletes the entries of node r of m, in order, while del (nil: always) returns
+// true for them, and returns their number; the caller stores r's counters (putNode).
+func (t *Txn) deleteEntries(m *Meta, r *xnode, del func(e StreamID) bool) (int64, error) {
+	if r.Chunked {
+		if del == nil {
+			t.dropChunks(m, r)
+			return int64(r.Valid), nil
+		}
+		return t.editChunks(m, r, func(e StreamID) (bool, bool) {
+			d := del(e)
+			return d, d
+		})
+	}
 	var n int64
 	var k []byte
-	err := t.StreamRange(m, from, to, false, 0, func(e StreamID, _ [][]byte) bool {
+	err := t.entryRecords(m, r.Master, r.Last, false, func(e StreamID, _ []byte) bool {
 		if del != nil && !del(e) {
 			return false
 		}

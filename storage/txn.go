@@ -48,6 +48,12 @@ type Txn struct {
 
 	lbuf []byte // scratch for a list node record being written (list.go)
 
+	// A stream chunk XADD wrote, staged until the metadata is written or a data record is read
+	// (stream_node.go), so that PutMeta's read of the old metadata indexes nothing.
+	xpendKey, xbuf []byte
+	xpend          bool
+	xscratch       []byte // an entry's reply being built
+
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
 
@@ -146,6 +152,7 @@ func (t *Txn) Commit() error {
 	if t.done {
 		return nil
 	}
+	t.flushChunk()
 	defer t.release()
 	if t.batch.Len() == 0 {
 		return nil
@@ -201,6 +208,7 @@ func (t *Txn) release() {
 	}
 	t.batch.Reset()
 	t.overOff = 0
+	t.xpend = false
 	if cap(t.gbuf) > 64<<10 {
 		t.gbuf = nil
 	} else {
@@ -247,6 +255,9 @@ func (t *Txn) addDelta(phys uint32, keys, expires int64) {
 
 // get reads k through the overlay. The result must not be modified.
 func (t *Txn) get(k []byte) ([]byte, bool, error) {
+	if t.xpend && k[0] != tagMeta {
+		t.flushChunk()
+	}
 	t.syncOverlay()
 	if t.over != nil {
 		if v, ok := t.over[string(k)]; ok {
@@ -366,6 +377,7 @@ type layer interface {
 
 // Iterate returns an iterator over [start, limit); limit nil means no upper bound.
 func (t *Txn) Iterate(start, limit []byte, reverse bool) *Iter {
+	t.flushChunk()
 	r := &util.Range{Start: start, Limit: limit}
 	it := &Iter{reverse: reverse}
 	it.layers = it.lbuf[:1]
