@@ -153,24 +153,13 @@ func streamIDArgs(c *Ctx, i int) ([]storage.StreamID, bool) {
 	return ids, true
 }
 
-// streamLimits reads stream-node-max-entries and stream-node-max-bytes.
+// streamLimits returns stream-node-max-entries and stream-node-max-bytes, which the server
+// hands to the store (Store.SetStreamLimits).
 func streamLimits(c *Ctx) storage.StreamLimits {
-	lim := storage.StreamLimits{MaxEntries: 100, MaxBytes: 4096}
-	if c.Env == nil || c.Env.Config() == nil {
-		return lim
+	if c.Store == nil {
+		return storage.DefaultStreamLimits
 	}
-	cfg := c.Env.Config()
-	if v, ok := cfg.Get("stream-node-max-entries"); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			lim.MaxEntries = n
-		}
-	}
-	if v, ok := cfg.Get("stream-node-max-bytes"); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			lim.MaxBytes = n
-		}
-	}
-	return lim
+	return c.Store.StreamLimits()
 }
 
 // streamMeta reads key's stream, answering WRONGTYPE or a storage error.

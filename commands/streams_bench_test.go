@@ -26,7 +26,7 @@ func streamBenchN(b *testing.B) int {
 func loadStreamAndList(b *testing.B, st *storage.Store, n int) {
 	val := []byte("xxx")
 	fv := [][]byte{[]byte("f"), val}
-	lim := storage.StreamLimits{MaxEntries: 100, MaxBytes: 4096}
+	lim := storage.DefaultStreamLimits
 	vals := make([][]byte, 10000)
 	for i := range vals {
 		vals[i] = val

@@ -124,8 +124,8 @@ func writeStreamInfo(c *Ctx, m *storage.Meta, full bool, count int64) error {
 		}{{"first-entry", false}, {"last-entry", true}} {
 			c.W.BulkString(edge.name)
 			found := false
-			err := c.Txn.StreamRange(m, storage.StreamID{}, storage.MaxStreamID, edge.rev, 1, func(id storage.StreamID, fv [][]byte) bool {
-				writeEntry(c, id, fv)
+			err := c.Txn.StreamRangeReply(m, storage.StreamID{}, storage.MaxStreamID, edge.rev, 1, func(_ storage.StreamID, reply []byte) bool {
+				c.W.Raw(reply)
 				found = true
 				return false
 			})

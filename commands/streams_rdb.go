@@ -25,7 +25,7 @@ func restoreStream(txn *storage.Txn, key []byte, v *rdb.Value, expireAt int64) (
 		return st, err
 	}
 	m.Expire, st.ID = expireAt, m.ID
-	lim := storage.StreamLimits{MaxEntries: 100, MaxBytes: 4096}
+	lim := storage.DefaultStreamLimits
 	for {
 		e, err := v.NextStreamEntry()
 		if errors.Is(err, io.EOF) {

@@ -301,12 +301,12 @@ func readNew(c *Ctx, key []byte, m *storage.Meta, g *storage.StreamGroup, cons *
 	var got, lastIDs []storage.StreamID // each entry, and the group's last ID once it was delivered
 	at := c.W.Len()
 	advanced := false
-	err := c.Txn.StreamRange(m, start, storage.MaxStreamID, false, count, func(id storage.StreamID, fv [][]byte) bool {
+	err := c.Txn.StreamRangeReply(m, start, storage.MaxStreamID, false, count, func(id storage.StreamID, reply []byte) bool {
 		if id.Cmp(g.LastID) > 0 {
 			advanceGroup(m, g, id)
 			advanced = true
 		}
-		writeEntry(c, id, fv)
+		c.W.Raw(reply)
 		got = append(got, id)
 		lastIDs = append(lastIDs, g.LastID)
 		return true

@@ -152,6 +152,7 @@ func (s *Server) SetConfig(cfg *config.Config) error {
 	s.store.SetFsync(cfg.AppendFsync)
 	s.applyListFill(cfg)
 	s.applyPackLimits(cfg)
+	s.applyStreamLimits(cfg)
 	if s.x.level != nil {
 		s.x.level.Set(slogLevel(cfg.LogLevel))
 	}
@@ -171,18 +172,30 @@ func (s *Server) applyListFill(cfg *config.Config) {
 // applyPackLimits hands the thresholds of packed hashes, sets and sorted sets to the store.
 func (s *Server) applyPackLimits(cfg *config.Config) {
 	l := storage.DefaultPackLimits
-	for name, p := range map[string]*int64{
+	readInts(cfg, map[string]*int64{
 		"hash-max-listpack-entries": &l.HashEntries, "hash-max-listpack-value": &l.HashValue,
 		"set-max-intset-entries":    &l.SetIntEntries,
 		"zset-max-listpack-entries": &l.ZSetEntries, "zset-max-listpack-value": &l.ZSetValue,
-	} {
+	})
+	s.store.SetPackLimits(l)
+}
+
+// readInts sets each integer the map points to from its directive in cfg, where that parses.
+func readInts(cfg *config.Config, dst map[string]*int64) {
+	for name, p := range dst {
 		if v, ok := cfg.Get(name); ok {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				*p = n
 			}
 		}
 	}
-	s.store.SetPackLimits(l)
+}
+
+// applyStreamLimits hands stream-node-max-entries and stream-node-max-bytes to the store.
+func (s *Server) applyStreamLimits(cfg *config.Config) {
+	l := storage.DefaultStreamLimits
+	readInts(cfg, map[string]*int64{"stream-node-max-entries": &l.MaxEntries, "stream-node-max-bytes": &l.MaxBytes})
+	s.store.SetStreamLimits(l)
 }
 
 // registerClient fills the per-client state of a new connection.

@@ -131,6 +131,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Server, error) {
 	s.applyLatencyConfig(cfg)
 	s.applyListFill(cfg)
 	s.applyPackLimits(cfg)
+	s.applyStreamLimits(cfg)
 	if err := s.initACL(); err != nil { // acl.go: users, requirepass, aclfile
 		st.Close()
 		return nil, err

@@ -143,7 +143,11 @@ func encodeMeta(dst []byte, m *Meta) []byte {
 }
 
 // decodeMeta decodes a metadata value. A string's Value aliases b.
-func decodeMeta(b []byte, m *Meta) error {
+func decodeMeta(b []byte, m *Meta) error { return decodeMetaOf(b, m, true) }
+
+// decodeMetaOf is decodeMeta; without stream, a stream's state (m.X) is left out, for a
+// reader that needs only the key's type, object and expiry.
+func decodeMetaOf(b []byte, m *Meta, stream bool) error {
 	if len(b) < metaHeader || b[0] != metaVersion {
 		return errCorrupt
 	}
@@ -179,6 +183,9 @@ func decodeMeta(b []byte, m *Meta) error {
 		}
 		m.ID = binary.BigEndian.Uint64(rest)
 		m.Size = binary.BigEndian.Uint64(rest[8:])
+		if !stream {
+			break
+		}
 		m.X = new(StreamMeta)
 		if !m.X.decode(rest[16:]) {
 			return errCorrupt

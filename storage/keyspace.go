@@ -15,12 +15,17 @@ func (t *Txn) rawMeta(phys uint32, key []byte) (*Meta, error) {
 
 // rawMetaInto decodes the stored metadata of key into m and reports whether there was any.
 func (t *Txn) rawMetaInto(phys uint32, key []byte, m *Meta) (bool, error) {
+	return t.rawMetaOf(phys, key, m, true)
+}
+
+// rawMetaOf is rawMetaInto; without stream, a stream's state is left out (decodeMetaOf).
+func (t *Txn) rawMetaOf(phys uint32, key []byte, m *Meta, stream bool) (bool, error) {
 	t.buf = metaKey(t.buf[:0], phys, key)
 	v, ok, err := t.get(t.buf)
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, decodeMeta(v, m)
+	return true, decodeMetaOf(v, m, stream)
 }
 
 // physOf returns the physical keyspace of logical database db: t's own (which a shadow load
@@ -82,7 +87,7 @@ func (t *Txn) GetMetaOf(key []byte, want Type) (*Meta, error) {
 // garbage queue in step with whatever the key held before.
 func (t *Txn) PutMetaIn(db int, key []byte, m *Meta) error {
 	phys := t.physOf(db)
-	ok, err := t.rawMetaInto(phys, key, &t.oldMeta)
+	ok, err := t.rawMetaOf(phys, key, &t.oldMeta, false) // what is replaced: its object and expiry
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,7 @@ type Store struct {
 	cache     *metaCache
 	fill      fillSetting // list-max-listpack-size (listnode.go)
 	pack      packSetting // the thresholds of packed collections (packed.go)
+	xlim      atomic.Pointer[StreamLimits] // stream-node-max-entries and -bytes (SetStreamLimits)
 	group     groupCommit // commits not yet written to LevelDB (group.go)
 	openedAt  time.Time
 	closeOnce sync.Once

@@ -213,6 +213,20 @@ func (t *Txn) NewStream() (*Meta, error) {
 // StreamLimits are the node bounds of stream-node-max-entries and stream-node-max-bytes.
 type StreamLimits struct{ MaxEntries, MaxBytes int64 }
 
+// DefaultStreamLimits are Redis's defaults of stream-node-max-entries and -bytes.
+var DefaultStreamLimits = StreamLimits{MaxEntries: 100, MaxBytes: 4096}
+
+// SetStreamLimits sets the node bounds of the stream appends from now on.
+func (s *Store) SetStreamLimits(l StreamLimits) { s.xlim.Store(&l) }
+
+// StreamLimits returns the node bounds in force.
+func (s *Store) StreamLimits() StreamLimits {
+	if l := s.xlim.Load(); l != nil {
+		return *l
+	}
+	return DefaultStreamLimits
+}
+
 const streamListpackMax = 1 << 30
 
 // EncodeStreamFields encodes an entry's fields and values.
