@@ -76,10 +76,10 @@ type Store struct {
 	vlog      *valueLog
 	disk      diskState // the end of this file: crash recovery, full disk and I/O errors
 	cache     *metaCache
-	fill      fillSetting // list-max-listpack-size (listnode.go)
-	pack      packSetting // the thresholds of packed collections (packed.go)
+	fill      fillSetting                  // list-max-listpack-size (listnode.go)
+	pack      packSetting                  // the thresholds of packed collections (packed.go)
 	xlim      atomic.Pointer[StreamLimits] // stream-node-max-entries and -bytes (SetStreamLimits)
-	group     groupCommit // commits not yet written to LevelDB (group.go)
+	group     groupCommit                  // commits not yet written to LevelDB (group.go)
 	openedAt  time.Time
 	closeOnce sync.Once
 	life      sync.Mutex // serialises Reload and Close
