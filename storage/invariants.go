@@ -60,12 +60,16 @@ func CheckInvariants(s *Store) error {
 		expCounts[p] = n
 	}
 	s.counterMu.Unlock()
+	var cacheErr error
+	if s.cache != nil {
+		cacheErr = s.cache.check(snap)
+	}
 	s.global.Unlock()
 	defer snap.Release()
 
 	c := &checker{snap: snap, vlog: s.vlog}
 	c.run(dbmap, keyCounts, expCounts)
-	return errors.Join(c.errs...)
+	return errors.Join(append(c.errs, cacheErr)...)
 }
 
 type checker struct {

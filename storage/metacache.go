@@ -1,10 +1,15 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+
+	"github.com/syndtr/goleveldb/leveldb"
 )
 
 // metaCache keeps recently used metadata records (and the knowledge that a key is absent) in
@@ -206,6 +211,15 @@ func (c *metaCache) applyBatch(data []byte) {
 	})
 }
 
+// forget drops the entries of every record a batch deletes.
+func (c *metaCache) forget(data []byte) {
+	walkBatch(data, func(put bool, key, _ []byte) {
+		if !put {
+			c.drop(key)
+		}
+	})
+}
+
 // applyFailed drops the entries of the metadata records in a batch whose write failed, since
 // LevelDB may or may not have applied it.
 func (c *metaCache) applyFailed(data []byte) {
@@ -244,4 +258,26 @@ func (s *Store) CacheStats() (bytes, hits, misses int64) {
 		return 0, 0, 0
 	}
 	return s.cache.size(), s.cache.hits.Load(), s.cache.misses.Load()
+}
+
+// check compares every cached record with snap, taken with no transaction running and nothing
+// pending: a difference is a record changed in place after it was cached, or a commit that did
+// not refresh it.
+func (c *metaCache) check(snap *leveldb.Snapshot) error {
+	var errs []error
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		for _, e := range sh.ents {
+			v, err := snap.Get([]byte(e.key), nil)
+			found := err == nil
+			if err != nil && err != leveldb.ErrNotFound {
+				errs = append(errs, err)
+			} else if found != e.found || !bytes.Equal(v, e.val) {
+				errs = append(errs, fmt.Errorf("key cache: record %x holds %x (found %v), the store %x (found %v)", e.key, e.val, e.found, v, found))
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return errors.Join(errs...)
 }

@@ -281,6 +281,9 @@ func (s *Store) reclaimRange(p []byte) (int64, error) {
 		if err := s.commitBatch(&b, nil); err != nil {
 			return total, err
 		}
+		if s.cache != nil {
+			s.cache.forget(b.Dump()) // a dead object's records leave the key cache too
+		}
 		total += int64(b.Len())
 		chunk += int64(b.Len())
 		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
@@ -347,6 +350,9 @@ func (s *Store) reclaimDB(phys uint32) (int64, error) {
 		start = time.Now()
 		if err := s.commitBatch(&b, nil); err != nil {
 			return total, err
+		}
+		if s.cache != nil {
+			s.cache.forget(b.Dump())
 		}
 		total += int64(b.Len())
 		s.Stats.ReclaimedKeys.Add(int64(b.Len()))
