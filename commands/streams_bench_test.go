@@ -65,9 +65,14 @@ func loadStreamAndList(b *testing.B, st *storage.Store, n int) {
 // of n elements: XADD with RPUSH, XRANGE of 100 entries (from the start, from the middle) with
 // LRANGE 0 99 and a 100-element LRANGE in the middle. The store's pending commits are written
 // to LevelDB after every 16 commands, as the server writes them after a pass over a client's
-// pipeline of 16 (redis-benchmark -P 16).
+// pipeline of 16 (redis-benchmark -P 16); STRATA_BENCH_FLUSH_EVERY sets another interval.
 func BenchmarkStreamVsList(b *testing.B) {
 	n := streamBenchN(b)
+	flushEvery := 16
+	if s := os.Getenv("STRATA_BENCH_FLUSH_EVERY"); s != "" {
+		flushEvery, _ = strconv.Atoi(s)
+		flushEvery = max(flushEvery, 1)
+	}
 	c, run := benchCtx(b)
 	run([]byte("PING")) // sets c.Store
 	loadStreamAndList(b, c.Store, n)
@@ -83,7 +88,7 @@ func BenchmarkStreamVsList(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				run(argv...)
-				if i++; i%16 == 0 {
+				if i++; i%flushEvery == 0 {
 					if err := c.Store.Flush(); err != nil {
 						b.Fatal(err)
 					}

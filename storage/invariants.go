@@ -429,7 +429,7 @@ func (s *subStats) addStreamChunk(c *checker, o *ownedMeta, id uint64, sub, val 
 	for p := val; len(p) > 0; n++ {
 		e, resp, rest, ok := nextPacked(p)
 		_, ferr := entryFields(resp, nil)
-		if !ok || ferr != nil || e.Cmp(master) < 0 || n > 0 && e.Cmp(prev) <= 0 || n >= streamChunkLen {
+		if !ok || ferr != nil || e.Cmp(master) < 0 || n > 0 && e.Cmp(prev) <= 0 {
 			s.bad(c, "stream %q (object %d): chunk %x is malformed", o.key, id, sub)
 			return
 		}

@@ -267,11 +267,13 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) e
 	var kb [DataPrefixLen + 17]byte
 	var nb [streamChunkedLen]byte
 	if n.Total > 0 && (n.Bytes+size >= maxBytes || lim.MaxEntries > 0 && n.Total >= uint64(lim.MaxEntries)) {
-		r := xnode{StreamNode: *n} // the old tail, final
-		if n.Chunked {
-			r.next = e
+		if n.Chunked { // the old tail, final
+			if err := t.closeChunked(m, n, e); err != nil {
+				return err
+			}
+		} else {
+			t.put(streamNodeKey(kb[:0], m.ID, n.Master), n.encode(nb[:0]))
 		}
-		t.put(streamNodeKey(kb[:0], m.ID, n.Master), r.encode(nb[:0]))
 		n.Total = 0
 	}
 	created := n.Total == 0

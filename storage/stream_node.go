@@ -9,36 +9,42 @@ import (
 
 // Chunked stream nodes
 //
-// A node's entries live in chunks of streamChunkLen entries, one record each (sub-key
-// streamChunk, the node's master ID, the chunk's number): the entry added k-th to the node goes
-// in chunk k/streamChunkLen. A chunk holds its live entries in order, each as its ID (16 bytes),
-// then the length and bytes of its reply in RESP: the array of the ID and of the fields and
-// values that XRANGE answers, the same bytes in RESP2 and RESP3. XRANGE of 100 entries is then
-// a handful of point reads, which the data cache serves, and its reply a copy of the bytes;
-// XADD rewrites the tail chunk, a few hundred bytes, as a list push rewrites its node. XDEL
-// rewrites the chunk without the entry, and a chunk left empty goes.
+// A node's entries live in chunks, one record each (sub-key streamChunk, the node's master ID,
+// the chunk's number). While the node is the tail, where XADD appends, the entry added k-th to
+// it goes in chunk k/streamChunkLen, so that an XADD rewrites a chunk of a few entries, a few
+// hundred bytes, as a list push rewrites its node. When the next node starts, the closed node's
+// chunks are merged into its chunk 0 (unless that would pass streamPackMax), so that XRANGE of a
+// closed node is one point read, which the data cache serves. A chunk holds its live entries in
+// order, each as its ID (16 bytes), then the length and bytes of its reply in RESP: the array of
+// the ID and of the fields and values that XRANGE answers, the same bytes in RESP2 and RESP3, so
+// that the reply is a copy. XDEL rewrites the chunk without the entry, and a chunk left empty
+// goes.
 //
-// A chunked node's record holds its counters, a layout byte and the master ID of the node that
-// follows (zero while it is the tail). The next-node ID is a hint: when that node has gone, the
-// reader seeks the next one instead. Nodes of a data directory written before chunks existed,
-// and nodes begun while stream-node-max-bytes was 0 or above streamChunkedMax (whose chunks
-// could grow without bound), keep one record per entry (sub-key streamEntry), and are read as
-// they are; their record is the counters alone.
+// A chunked node's record holds its counters, a layout byte, the master ID of the node that
+// follows (zero while it is the tail) and the number of entries added before its chunks were
+// merged (chunks below that number are in chunk 0). The next-node ID is a hint: when that node
+// has gone, the reader seeks the next one instead. Nodes of a data directory written before
+// chunks existed, and nodes begun while stream-node-max-bytes was 0 or above streamChunkedMax
+// (whose chunks could grow without bound), keep one record per entry (sub-key streamEntry), and
+// are read as they are; their record is the counters alone.
 
 const (
-	streamChunkLen   = 32       // entries per chunk
+	streamChunkLen   = 8        // entries per chunk of the tail node
+	streamPackMax    = 32 << 10 // the largest chunk 0 a node's chunks are merged into
 	streamChunkedMax = 64 << 10 // the largest stream-node-max-bytes whose nodes are chunked
 )
 
 // streamChunkedLen is the length of a chunked node's record.
-const streamChunkedLen = streamNodeLen + 1 + 16
+const streamChunkedLen = streamNodeLen + 1 + 16 + 8
 
 const layoutChunked = 1
 
-// xnode is a node as stored: its counters and, chunked, the next node's master ID.
+// xnode is a node as stored: its counters and, chunked, the next node's master ID and the
+// entries merged into chunk 0.
 type xnode struct {
 	StreamNode
-	next StreamID
+	next   StreamID
+	merged uint64
 }
 
 func decodeXNode(v []byte) (xnode, error) {
@@ -48,6 +54,7 @@ func decodeXNode(v []byte) (xnode, error) {
 	case len(v) == streamChunkedLen && v[streamNodeLen] == layoutChunked:
 		r.Chunked = true
 		r.next = readStreamID(v[streamNodeLen+1:])
+		r.merged = binary.BigEndian.Uint64(v[streamNodeLen+17:])
 	default:
 		return r, fmt.Errorf("%w: stream node record of %d bytes", errCorrupt, len(v))
 	}
@@ -60,6 +67,7 @@ func (r *xnode) encode(dst []byte) []byte {
 	if r.Chunked {
 		dst = append(dst, layoutChunked)
 		dst = appendStreamID(dst, r.next)
+		dst = binary.BigEndian.AppendUint64(dst, r.merged)
 	}
 	return dst
 }
@@ -71,8 +79,20 @@ func streamChunkKey(dst []byte, id uint64, master StreamID, k uint64) []byte {
 	return binary.BigEndian.AppendUint32(dst, uint32(k))
 }
 
-// chunks is the number of chunks node r may have.
-func (r *xnode) chunks() uint64 { return (r.Total + streamChunkLen - 1) / streamChunkLen }
+// chunkIDs appends to dst the numbers of the chunks node r may have, in order: chunk 0, then
+// those after the merged ones.
+func (r *xnode) chunkIDs(dst []uint64) []uint64 {
+	n := (r.Total + streamChunkLen - 1) / streamChunkLen
+	k := uint64(0)
+	if r.merged > 0 {
+		dst = append(dst, 0)
+		k = max(1, r.merged/streamChunkLen) // a chunk the merge ended inside holds only later entries
+	}
+	for ; k < n; k++ {
+		dst = append(dst, k)
+	}
+	return dst
+}
 
 // nextPacked splits the first entry off a packed payload: its ID, its reply and the rest; ok
 // is false at the end or on damage.
@@ -346,12 +366,13 @@ func (t *Txn) walkNode(m *Meta, r *xnode, start, end StreamID, rev bool, visit e
 		})
 		return more, err
 	}
-	n := r.chunks()
+	var idb [16]uint64
+	ids := r.chunkIDs(idb[:0])
 	var kb [DataPrefixLen + 21]byte
-	for i := uint64(0); i < n; i++ {
-		k := i
+	for i := range ids {
+		k := ids[i]
 		if rev {
-			k = n - 1 - i
+			k = ids[len(ids)-1-i]
 		}
 		c, ok, err := t.get(streamChunkKey(kb[:0], m.ID, r.Master, k))
 		if err != nil {
@@ -385,7 +406,7 @@ func walkChunk(c []byte, start, end StreamID, rev bool, visit entryVisit) (bool,
 		}
 		return true, nil
 	}
-	var offs [streamChunkLen]int
+	var offs [128]int
 	at := offs[:0]
 	for off := 0; off < len(c); {
 		_, _, rest, ok := nextPacked(c[off:])
@@ -458,6 +479,39 @@ func (t *Txn) appendChunked(m *Meta, n *StreamNode, ord uint64, e StreamID, fv [
 	return nil
 }
 
+// closeChunked writes the record of node n of m, closed as the node at next begins, after
+// merging its chunks into chunk 0.
+func (t *Txn) closeChunked(m *Meta, n *StreamNode, next StreamID) error {
+	r := xnode{StreamNode: *n, next: next}
+	var idb [16]uint64
+	ids := r.chunkIDs(idb[:0])
+	var kb [DataPrefixLen + 21]byte
+	var all []byte
+	for _, k := range ids {
+		c, ok, err := t.get(streamChunkKey(kb[:0], m.ID, r.Master, k)) // writes a staged chunk first
+		if err != nil {
+			return err
+		}
+		if ok {
+			all = append(all, c...)
+		}
+		if len(all) > streamPackMax {
+			all = nil
+			break
+		}
+	}
+	if all != nil {
+		for _, k := range ids[1:] {
+			t.del(streamChunkKey(kb[:0], m.ID, r.Master, k))
+		}
+		t.put(streamChunkKey(kb[:0], m.ID, r.Master, 0), all)
+		r.merged = r.Total
+	}
+	var nb [streamChunkedLen]byte
+	t.put(streamNodeKey(kb[:0], m.ID, r.Master), r.encode(nb[:0]))
+	return nil
+}
+
 // flushChunk writes the staged stream chunk, if any.
 func (t *Txn) flushChunk() {
 	if t.xpend {
@@ -473,7 +527,11 @@ func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bo
 	var n int64
 	var kb [DataPrefixLen + 21]byte
 	more := true
-	for i := uint64(0); more && i < r.chunks(); i++ {
+	var idb [16]uint64
+	for _, i := range r.chunkIDs(idb[:0]) {
+		if !more {
+			break
+		}
 		k := streamChunkKey(kb[:0], m.ID, r.Master, i)
 		c, ok, err := t.get(k)
 		if err != nil {
@@ -503,7 +561,8 @@ func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bo
 // dropChunks deletes every chunk of node r of m.
 func (t *Txn) dropChunks(m *Meta, r *xnode) {
 	var kb [DataPrefixLen + 21]byte
-	for i := uint64(0); i < r.chunks(); i++ {
+	var idb [16]uint64
+	for _, i := range r.chunkIDs(idb[:0]) {
 		t.del(streamChunkKey(kb[:0], m.ID, r.Master, i))
 	}
 }

@@ -139,6 +139,8 @@ func TestStreamModel(t *testing.T) {
 		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 0}},
 		// nodes with records per entry (as a format-3 directory has them), then chunked nodes
 		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}},
+		// closed nodes that grow again once stream-node-max-entries grows
+		{StreamLimits{MaxEntries: 12, MaxBytes: 4096}, StreamLimits{MaxEntries: 30, MaxBytes: 4096}},
 	} {
 		t.Run(fmt.Sprintf("%d-entries-%d-then-%d-bytes", c.lim.MaxEntries, c.lim.MaxBytes, c.later.MaxBytes), func(t *testing.T) {
 			streamModel(t, c.lim, c.later)
@@ -151,7 +153,7 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 	s := listOpen(t)
 	key := []byte("s")
 	per := int(lim.MaxEntries)
-	mixed := lim != later
+	mixed := lim.MaxBytes != later.MaxBytes
 	chunked := lim.MaxBytes > 0
 	rng := rand.New(rand.NewSource(2))
 	type node struct {
@@ -186,7 +188,7 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 	}
 	for step := 0; step < 1500; step++ {
 		if step == 750 {
-			lim = later
+			lim, per = later, int(later.MaxEntries)
 		}
 		tx := s.Begin(0, [][]byte{key}, true)
 		m, err := tx.StreamMetaOf(key)
@@ -322,5 +324,70 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 	}
 	if chunked && !mixed && maxChunks < 2 {
 		t.Fatalf("no step saw more than %d chunks", maxChunks)
+	}
+}
+
+// TestStreamAppendAfterMerge checks a closed node that becomes the tail again (its successor's
+// entries all deleted) and grows under a larger stream-node-max-entries: the entries added
+// after its chunks were merged are read back in order.
+func TestStreamAppendAfterMerge(t *testing.T) {
+	s := listOpen(t)
+	key := []byte("s")
+	fv := [][]byte{[]byte("f"), []byte("v")}
+	step := func(fn func(tx *Txn, m *Meta)) {
+		tx := s.Begin(0, [][]byte{key}, true)
+		m, err := tx.StreamMetaOf(key)
+		if err == nil && m == nil {
+			m, err = tx.NewStream()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(tx, m)
+		if err := tx.PutMeta(key, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []StreamID
+	add := func(lim StreamLimits, from, to uint64) {
+		for ms := from; ms <= to; ms++ {
+			step(func(tx *Txn, m *Meta) {
+				if err := tx.StreamAppend(m, StreamID{ms, 0}, fv, lim); err != nil {
+					t.Fatal(err)
+				}
+			})
+			want = append(want, StreamID{ms, 0})
+		}
+	}
+	add(StreamLimits{MaxEntries: 12, MaxBytes: 4096}, 1, 13) // node 1-12 closes, 13 begins the next
+	step(func(tx *Txn, m *Meta) {
+		if ok, err := tx.StreamDelete(m, StreamID{13, 0}); err != nil || !ok {
+			t.Fatalf("delete: %v %v", ok, err)
+		}
+		if m.X.Tail.Master != (StreamID{1, 0}) || m.X.Nodes != 1 {
+			t.Fatalf("tail %+v, %d nodes", m.X.Tail, m.X.Nodes)
+		}
+	})
+	want = want[:12]
+	add(StreamLimits{MaxEntries: 30, MaxBytes: 4096}, 20, 32)
+	rt := s.Begin(0, [][]byte{key}, false)
+	m, _ := rt.StreamMetaOf(key)
+	var got []StreamID
+	err := rt.StreamRange(m, StreamID{}, MaxStreamID, false, 0, func(e StreamID, _ [][]byte) bool {
+		got = append(got, e)
+		return true
+	})
+	rt.Abort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || m.X.Nodes != 1 {
+		t.Fatalf("entries %v (%d nodes), want %v", got, m.X.Nodes, want)
+	}
+	if err := CheckInvariants(s); err != nil {
+		t.Fatal(err)
 	}
 }
