@@ -88,9 +88,26 @@ func (c *metaCache) get(k []byte) (val []byte, found, ok bool) {
 }
 
 // set records k's value (found false: absent). val is copied.
-func (c *metaCache) set(k, val []byte, found bool) {
+func (c *metaCache) set(k, val []byte, found bool) { c.update(k, val, found, false) }
+
+// refresh is set for a key the cache holds; it leaves an absent key absent.
+func (c *metaCache) refresh(k, val []byte, found bool) { c.update(k, val, found, true) }
+
+// update is set, or refresh when held is set, under one hold of the shard's lock.
+func (c *metaCache) update(k, val []byte, found, held bool) {
+	sh := c.shard(k)
 	if len(k)+len(val) > cacheMaxEntry {
-		c.drop(k)
+		sh.mu.Lock()
+		if i, ok := sh.idx[string(k)]; ok {
+			sh.remove(int(i))
+		}
+		sh.mu.Unlock()
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	i, ok := sh.idx[string(k)]
+	if !ok && held {
 		return
 	}
 	var v []byte
@@ -99,11 +116,8 @@ func (c *metaCache) set(k, val []byte, found bool) {
 		copy(v, val)
 	}
 	cost := int64(len(k) + len(v) + cacheOverhead)
-	sh := c.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	keep := int32(-1)
-	if i, ok := sh.idx[string(k)]; ok {
+	if ok {
 		e := &sh.ents[i]
 		sh.bytes += cost - e.cost()
 		e.val, e.found = v, found
@@ -125,17 +139,6 @@ func (c *metaCache) set(k, val []byte, found bool) {
 		key := string(k) // one copy, shared by the index and the entry
 		sh.idx[key] = int32(len(sh.ents))
 		sh.ents = append(sh.ents, cacheEntry{key: key, val: v, found: found})
-	}
-}
-
-// refresh is set for a key the cache holds; it leaves an absent key absent.
-func (c *metaCache) refresh(k, val []byte, found bool) {
-	sh := c.shard(k)
-	sh.mu.Lock()
-	_, ok := sh.idx[string(k)]
-	sh.mu.Unlock()
-	if ok {
-		c.set(k, val, found)
 	}
 }
 

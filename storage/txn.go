@@ -55,14 +55,22 @@ type Txn struct {
 	expiredWrites int          // the batch records those deletions staged
 	keepExpired   bool         // expired keys read as live (KeepExpired)
 
-	lastKey   []byte // the last key read from the database, and its value
-	lastVal   []byte
-	lastFound bool
-	lastOK    bool
+	// memo holds the last metadata record and the last other record read from below t's own
+	// writes (get): a command usually reads a key's metadata, then a data record, then
+	// rewrites the metadata, whose old value PutMeta reads again.
+	memo [2]readMemo
 
 	committed []func() // run after a successful commit, before the locks are released
 
 	snap *leveldb.Snapshot // set for a transaction of a Snapshot: reads come from it, no lock is held
+}
+
+// readMemo is a record a transaction read, with its key: the value must not be modified.
+type readMemo struct {
+	key   []byte
+	val   []byte
+	found bool
+	ok    bool
 }
 
 type counterDelta struct {
@@ -218,7 +226,9 @@ func (t *Txn) release() {
 	}
 	t.vpend = t.vpend[:0]
 	t.garbage = false
-	t.lastOK, t.lastVal = false, nil
+	for i := range t.memo {
+		t.memo[i].ok, t.memo[i].val = false, nil
+	}
 	clear(t.committed)
 	t.committed = t.committed[:0]
 	clear(t.expired)
@@ -256,11 +266,6 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 			return v[1:], true, nil
 		}
 	}
-	// The last database read is remembered: a command usually reads a key's metadata and then
-	// rewrites it, and a write goes to the overlay, which is consulted first.
-	if t.lastOK && bytes.Equal(k, t.lastKey) {
-		return t.lastVal, t.lastFound, nil
-	}
 	if t.snap != nil {
 		v, err := t.snap.Get(k, nil)
 		if err == leveldb.ErrNotFound {
@@ -268,15 +273,26 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 		}
 		return v, err == nil, err
 	}
+	// The records read are remembered, the metadata apart from the others: a write goes to
+	// the overlay, consulted first, and no other transaction writes a key t has locked.
+	mm := &t.memo[1]
+	if k[0] == tagMeta {
+		mm = &t.memo[0]
+	}
+	if mm.ok && bytes.Equal(k, mm.key) {
+		return mm.val, mm.found, nil
+	}
 	cache := t.s.cache
 	cacheable := cache != nil && (k[0] == tagMeta || k[0] == tagData)
 	if cacheable {
 		if v, found, ok := cache.get(k); ok {
+			mm.remember(k, v, found)
 			return v, found, nil
 		}
 	}
 	if t.s.group.busy.Load() {
 		if v, found, ok := t.s.group.get(k, &t.gbuf); ok {
+			mm.remember(k, v, found)
 			return v, found, nil
 		}
 	}
@@ -291,8 +307,12 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if cacheable {
 		cache.set(k, v, found)
 	}
-	t.lastKey, t.lastVal, t.lastFound, t.lastOK = append(t.lastKey[:0], k...), v, found, true
+	mm.remember(k, v, found)
 	return v, found, nil
+}
+
+func (mm *readMemo) remember(k, v []byte, found bool) {
+	mm.key, mm.val, mm.found, mm.ok = append(mm.key[:0], k...), v, found, true
 }
 
 func (t *Txn) overlay() map[string][]byte {
