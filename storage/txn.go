@@ -46,7 +46,8 @@ type Txn struct {
 
 	overOff int // bytes of the batch already indexed in over
 
-	lbuf []byte // scratch for a list node record being written (list.go)
+	lbuf []byte   // scratch for a list node record being written (list.go)
+	nbuf [20]byte // scratch for a decimal value being written (SetInt)
 
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
