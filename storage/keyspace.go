@@ -37,9 +37,14 @@ func (t *Txn) physOf(db int) uint32 {
 // (expired.go); in a read transaction the lookup counts as a keyspace hit or miss
 // (KeyspaceStats), and an expired key is deleted once the transaction ends (expireLazily).
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
+	return t.getMetaInto(db, key, new(Meta))
+}
+
+// getMetaInto is GetMetaIn decoding into m, which it returns when the key is live.
+func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 	phys := t.physOf(db)
-	m, err := t.rawMeta(phys, key)
-	if err != nil || m == nil {
+	ok, err := t.rawMetaInto(phys, key, m)
+	if err != nil || !ok {
 		if err == nil && !t.write {
 			t.misses++
 		}

@@ -42,6 +42,7 @@ type Txn struct {
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
 	oldMeta Meta // scratch for the metadata a write replaces
+	lmeta   Meta // scratch for the metadata of the list a push or a pop works on (endMeta)
 	done    bool
 
 	overOff int // bytes of the batch already indexed in over
