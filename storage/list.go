@@ -410,13 +410,17 @@ func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) (last nodeRec, er
 
 // ListPop removes and returns up to count elements from the left or the right of the list at
 // key, in pop order. It returns nil when the key does not exist. A list left empty is deleted.
+// The slice of a one-element result is t's own, reused by t's next ListPop.
 func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
 	m, err := t.endMeta(key)
 	if err != nil || m == nil || count <= 0 {
 		return nil, err
 	}
 	n := min(uint64(count), m.Size)
-	out := make([][]byte, 0, n)
+	out := t.pops[:0:1] // a pop of one element, the common case, allocates no slice
+	if n > 1 {
+		out = make([][]byte, 0, n)
+	}
 	var last nodeRec
 	if left {
 		last, err = t.listPopLeft(key, m, n, &out)

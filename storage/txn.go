@@ -41,8 +41,9 @@ type Txn struct {
 	gbuf    []byte // values read from the pending groups (group.go), kept until release
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
-	oldMeta Meta // scratch for the metadata a write replaces
-	lmeta   Meta // scratch for the metadata of the list a push or a pop works on (endMeta)
+	oldMeta Meta      // scratch for the metadata a write replaces
+	lmeta   Meta      // scratch for the metadata of the list a push or a pop works on (endMeta)
+	pops    [1][]byte // room for the element ListPop returns when it pops one
 	done    bool
 
 	overOff int // bytes of the batch already indexed in over
@@ -222,6 +223,7 @@ func (t *Txn) release() {
 		clear(t.over)
 	}
 	t.deltas = t.deltas[:0]
+	t.pops[0] = nil
 	for i, f := range t.vpend {
 		f.pending.Add(-1) // committed or dropped: the collector may look at the file again
 		t.vpend[i] = nil
