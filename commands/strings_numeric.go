@@ -27,7 +27,7 @@ func cmdIncr(c *Ctx) {
 		}
 		by = n
 	}
-	m, err := c.Txn.GetMeta(c.Args[1])
+	m, err := c.Txn.PeekMeta(c.Args[1])
 	if err != nil {
 		c.Fail(err)
 		return

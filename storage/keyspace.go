@@ -67,6 +67,11 @@ func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 	return m, nil
 }
 
+// PeekMeta is GetMeta decoding into a Meta of t's own instead of a new one, for a command that
+// is done with one key's metadata before it looks up the next (GET, INCR): the result is
+// valid until t's next PeekMeta or its release.
+func (t *Txn) PeekMeta(key []byte) (*Meta, error) { return t.getMetaInto(t.db, key, &t.pmeta) }
+
 // GetMeta is GetMetaIn for t's database.
 func (t *Txn) GetMeta(key []byte) (*Meta, error) { return t.GetMetaIn(t.db, key) }
 

@@ -43,6 +43,7 @@ type Txn struct {
 	vbuf    []byte
 	oldMeta Meta      // scratch for the metadata a write replaces
 	lmeta   Meta      // scratch for the metadata of the list a push or a pop works on (endMeta)
+	pmeta   Meta      // scratch for PeekMeta's result
 	pops    [1][]byte // room for the element ListPop returns when it pops one
 	done    bool
 
