@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"sync"
-	"sync/atomic"
 )
 
 // metaCache keeps recently used metadata records (and the knowledge that a key is absent) in
@@ -25,8 +24,6 @@ type metaCache struct {
 	seed     maphash.Seed // picks a key's shard
 	shards   [cacheShards]cacheShard
 	perShard int64
-	hits     atomic.Int64
-	misses   atomic.Int64
 }
 
 const (
@@ -38,11 +35,13 @@ const (
 // A shard's map holds positions in its entry slice, so that rewriting a cached key's entry
 // finds it without building a new key string (an assignment m[string(k)] allocates one).
 type cacheShard struct {
-	mu    sync.Mutex
-	idx   map[string]int32
-	ents  []cacheEntry
-	bytes int64
-	hand  int // the next eviction candidate
+	mu     sync.Mutex
+	idx    map[string]int32
+	ents   []cacheEntry
+	bytes  int64
+	hand   int   // the next eviction candidate
+	hits   int64 // lookups that found the key cached, counted under mu
+	misses int64
 }
 
 type cacheEntry struct {
@@ -77,13 +76,11 @@ func (c *metaCache) get(k []byte) (val []byte, found, ok bool) {
 	if ok {
 		e := &sh.ents[i]
 		val, found = e.val, e.found
+		sh.hits++
+	} else {
+		sh.misses++
 	}
 	sh.mu.Unlock()
-	if ok {
-		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
-	}
 	return val, found, ok
 }
 
@@ -184,16 +181,15 @@ func (c *metaCache) clear() {
 	}
 }
 
-// size returns the bytes the cache holds.
-func (c *metaCache) size() int64 {
-	var n int64
+// stats returns the bytes the cache holds and its hit and miss counts.
+func (c *metaCache) stats() (bytes, hits, misses int64) {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		n += sh.bytes
+		bytes, hits, misses = bytes+sh.bytes, hits+sh.hits, misses+sh.misses
 		sh.mu.Unlock()
 	}
-	return n
+	return bytes, hits, misses
 }
 
 // applyBatch updates the entries of every metadata record in a committed batch's records,
@@ -246,5 +242,5 @@ func (s *Store) CacheStats() (bytes, hits, misses int64) {
 	if s.cache == nil {
 		return 0, 0, 0
 	}
-	return s.cache.size(), s.cache.hits.Load(), s.cache.misses.Load()
+	return s.cache.stats()
 }
