@@ -168,7 +168,8 @@ type Ctx struct {
 	keyBuf       [16][]byte // room for the declared keys of most commands (MSET of 10 keys)
 
 	// Ready lists keys that received elements, for the dispatcher to wake blocked clients.
-	Ready []ReadyKey
+	Ready    []ReadyKey
+	readyBuf [2]ReadyKey // room for the keys of a push or a move (SignalIn)
 
 	// OnWrite, when set, is called by Run for a command that staged writes, before they commit,
 	// while the command's keys are still locked: the server marks the clients that WATCH the
@@ -261,7 +262,12 @@ func (k ReadyKey) String() string { return string(k.Key) }
 func (c *Ctx) Signal(key []byte) { c.SignalIn(c.Client.DB, key) }
 
 // SignalIn records that key in database db received elements (MOVE, COPY ... DB).
-func (c *Ctx) SignalIn(db int, key []byte) { c.Ready = append(c.Ready, ReadyKey{db, key}) }
+func (c *Ctx) SignalIn(db int, key []byte) {
+	if c.Ready == nil {
+		c.Ready = c.readyBuf[:0]
+	}
+	c.Ready = append(c.Ready, ReadyKey{db, key})
+}
 
 // SignalDB records that every key of database db may have changed (SWAPDB).
 func (c *Ctx) SignalDB(db int) { c.Ready = append(c.Ready, ReadyKey{DB: db}) }

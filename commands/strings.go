@@ -50,12 +50,14 @@ func init() {
 }
 
 func cmdGet(c *Ctx) {
-	m, err := c.Txn.GetMetaOf(c.Args[1], storage.TypeString)
+	m, err := c.Txn.PeekMeta(c.Args[1])
 	switch {
 	case err != nil:
 		c.Fail(err)
 	case m == nil:
 		c.W.Null()
+	case m.Type != storage.TypeString:
+		c.Fail(storage.ErrWrongType)
 	default:
 		if err := replyString(c, m); err != nil {
 			c.Fail(err)

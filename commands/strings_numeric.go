@@ -3,7 +3,6 @@ package commands
 import (
 	"math"
 	"math/big"
-	"strconv"
 
 	"github.com/strata-db/strata/internal/num"
 	"github.com/strata-db/strata/storage"
@@ -28,7 +27,7 @@ func cmdIncr(c *Ctx) {
 		}
 		by = n
 	}
-	m, err := c.Txn.GetMeta(c.Args[1])
+	m, err := c.Txn.PeekMeta(c.Args[1])
 	if err != nil {
 		c.Fail(err)
 		return
@@ -55,8 +54,7 @@ func cmdIncr(c *Ctx) {
 		return
 	}
 	cur += by
-	var tmp [20]byte
-	if err := c.Txn.SetString(c.Args[1], strconv.AppendInt(tmp[:0], cur, 10), at); err != nil {
+	if err := c.Txn.SetInt(c.Args[1], cur, at); err != nil {
 		c.Fail(err)
 		return
 	}

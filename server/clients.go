@@ -67,6 +67,12 @@ type clientExtra struct {
 	mu      sync.Mutex // guards pub and lastCmd, read by other clients' CLIENT LIST
 	pub     commands.Client
 	lastCmd string
+
+	// The client's last command name as sent and its command (lookup), used by its own
+	// commands only.
+	lastName  [16]byte
+	lastLen   int
+	lastFound *commands.Command
 }
 
 // leveledLogger wraps logger so that CONFIG SET loglevel can raise or lower its threshold.
@@ -245,7 +251,7 @@ type cmdState struct {
 // dispatcher would refuse (unknown, wrong arity, not authenticated) through, so they are
 // answered at once.
 func (s *Server) beforeCommand(c *client, args [][]byte) cmdState {
-	st := cmdState{cmd: commands.Lookup(args[0])}
+	st := cmdState{cmd: c.x.lookup(args[0])}
 	if s.x.pauseUntil.Load() != 0 && st.cmd != nil && st.cmd.CheckArity(len(args)) &&
 		(c.Authed || st.cmd.Flags&commands.FlagNoAuth != 0 || s.liveConfig().RequirePass == "") {
 		s.waitPause(c, s.heldByWritePause(c, st.cmd, args))
@@ -254,6 +260,20 @@ func (s *Server) beforeCommand(c *client, args [][]byte) cmdState {
 	c.x.lastActive.Store(st.start.UnixNano())
 	s.trackBefore(c, st.cmd) // tracking.go
 	return st
+}
+
+// lookup is commands.Lookup for the client's commands: a name sent as the previous one was
+// (a pipeline of one command) is not looked up again.
+func (x *clientExtra) lookup(name []byte) *commands.Command {
+	if x.lastFound != nil && len(name) == x.lastLen && string(name) == string(x.lastName[:x.lastLen]) {
+		return x.lastFound
+	}
+	cmd := commands.Lookup(name)
+	if cmd != nil && len(name) <= len(x.lastName) {
+		x.lastLen = copy(x.lastName[:], name)
+		x.lastFound = cmd
+	}
+	return cmd
 }
 
 // heldByWritePause reports whether CLIENT PAUSE WRITE holds the command: a write, a command

@@ -28,7 +28,12 @@ func (s *Server) needsGoroutine(c *client, args [][]byte) bool {
 	if s.x.pauseUntil.Load() != 0 {
 		return true
 	}
-	cmd := commands.Lookup(args[0])
+	var cmd *commands.Command
+	if c != nil {
+		cmd = c.x.lookup(args[0]) // clients.go: handle finds it there again
+	} else {
+		cmd = commands.Lookup(args[0])
+	}
 	if cmd == nil {
 		return false
 	}

@@ -42,9 +42,14 @@ func (t *Txn) physOf(db int) uint32 {
 // (expired.go); in a read transaction the lookup counts as a keyspace hit or miss
 // (KeyspaceStats), and an expired key is deleted once the transaction ends (expireLazily).
 func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
+	return t.getMetaInto(db, key, new(Meta))
+}
+
+// getMetaInto is GetMetaIn decoding into m, which it returns when the key is live.
+func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 	phys := t.physOf(db)
-	m, err := t.rawMeta(phys, key)
-	if err != nil || m == nil {
+	ok, err := t.rawMetaInto(phys, key, m)
+	if err != nil || !ok {
 		if err == nil && !t.write {
 			t.misses++
 		}
@@ -66,6 +71,11 @@ func (t *Txn) GetMetaIn(db int, key []byte) (*Meta, error) {
 	}
 	return m, nil
 }
+
+// PeekMeta is GetMeta decoding into a Meta of t's own instead of a new one, for a command that
+// is done with one key's metadata before it looks up the next (GET, INCR): the result is
+// valid until t's next PeekMeta or its release.
+func (t *Txn) PeekMeta(key []byte) (*Meta, error) { return t.getMetaInto(t.db, key, &t.pmeta) }
 
 // GetMeta is GetMetaIn for t's database.
 func (t *Txn) GetMeta(key []byte) (*Meta, error) { return t.GetMetaIn(t.db, key) }

@@ -228,6 +228,19 @@ func ListRangeIndexes(size, start, stop int64) (lo, hi int64, ok bool) {
 // another type.
 func (t *Txn) ListMeta(key []byte) (*Meta, error) { return t.GetMetaOf(key, TypeList) }
 
+// endMeta is ListMeta decoded into t's scratch t.lmeta, for ListPush and ListPop, which do not
+// keep the metadata past their return: they read it without allocating.
+func (t *Txn) endMeta(key []byte) (*Meta, error) {
+	m, err := t.getMetaInto(t.db, key, &t.lmeta)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	if m.Type != TypeList {
+		return nil, ErrWrongType
+	}
+	return m, nil
+}
+
 // ListLen returns the length of the list at key, 0 if it does not exist.
 func (t *Txn) ListLen(key []byte) (int64, error) {
 	m, err := t.ListMeta(key)
@@ -241,7 +254,7 @@ func (t *Txn) ListLen(key []byte) (int64, error) {
 // returns its new length. A missing key is created unless onlyExisting is set (LPUSHX, RPUSHX),
 // in which case nothing happens and the length is 0.
 func (t *Txn) ListPush(key []byte, vals [][]byte, left, onlyExisting bool) (int64, error) {
-	m, err := t.ListMeta(key)
+	m, err := t.endMeta(key)
 	if err != nil {
 		return 0, err
 	}
@@ -397,13 +410,17 @@ func (t *Txn) listPushLeft(key []byte, m *Meta, vals [][]byte) (last nodeRec, er
 
 // ListPop removes and returns up to count elements from the left or the right of the list at
 // key, in pop order. It returns nil when the key does not exist. A list left empty is deleted.
+// The slice of a one-element result is t's own, reused by t's next ListPop.
 func (t *Txn) ListPop(key []byte, left bool, count int64) ([][]byte, error) {
-	m, err := t.ListMeta(key)
+	m, err := t.endMeta(key)
 	if err != nil || m == nil || count <= 0 {
 		return nil, err
 	}
 	n := min(uint64(count), m.Size)
-	out := make([][]byte, 0, n)
+	out := t.pops[:0:1] // a pop of one element, the common case, allocates no slice
+	if n > 1 {
+		out = make([][]byte, 0, n)
+	}
 	var last nodeRec
 	if left {
 		last, err = t.listPopLeft(key, m, n, &out)

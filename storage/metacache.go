@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
-	"sync/atomic"
 
 	"github.com/syndtr/goleveldb/leveldb"
 )
@@ -30,8 +29,6 @@ type metaCache struct {
 	seed     maphash.Seed // picks a key's shard
 	shards   [cacheShards]cacheShard
 	perShard int64
-	hits     atomic.Int64
-	misses   atomic.Int64
 }
 
 const (
@@ -43,11 +40,13 @@ const (
 // A shard's map holds positions in its entry slice, so that rewriting a cached key's entry
 // finds it without building a new key string (an assignment m[string(k)] allocates one).
 type cacheShard struct {
-	mu    sync.Mutex
-	idx   map[string]int32
-	ents  []cacheEntry
-	bytes int64
-	hand  int // the next eviction candidate
+	mu     sync.Mutex
+	idx    map[string]int32
+	ents   []cacheEntry
+	bytes  int64
+	hand   int   // the next eviction candidate
+	hits   int64 // lookups that found the key cached, counted under mu
+	misses int64
 }
 
 type cacheEntry struct {
@@ -82,20 +81,35 @@ func (c *metaCache) get(k []byte) (val []byte, found, ok bool) {
 	if ok {
 		e := &sh.ents[i]
 		val, found = e.val, e.found
+		sh.hits++
+	} else {
+		sh.misses++
 	}
 	sh.mu.Unlock()
-	if ok {
-		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
-	}
 	return val, found, ok
 }
 
 // set records k's value (found false: absent). val is copied.
-func (c *metaCache) set(k, val []byte, found bool) {
+func (c *metaCache) set(k, val []byte, found bool) { c.update(k, val, found, false) }
+
+// refresh is set for a key the cache holds; it leaves an absent key absent.
+func (c *metaCache) refresh(k, val []byte, found bool) { c.update(k, val, found, true) }
+
+// update is set, or refresh when held is set, under one hold of the shard's lock.
+func (c *metaCache) update(k, val []byte, found, held bool) {
+	sh := c.shard(k)
 	if len(k)+len(val) > cacheMaxEntry {
-		c.drop(k)
+		sh.mu.Lock()
+		if i, ok := sh.idx[string(k)]; ok {
+			sh.remove(int(i))
+		}
+		sh.mu.Unlock()
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	i, ok := sh.idx[string(k)]
+	if !ok && held {
 		return
 	}
 	var v []byte
@@ -104,11 +118,8 @@ func (c *metaCache) set(k, val []byte, found bool) {
 		copy(v, val)
 	}
 	cost := int64(len(k) + len(v) + cacheOverhead)
-	sh := c.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	keep := int32(-1)
-	if i, ok := sh.idx[string(k)]; ok {
+	if ok {
 		e := &sh.ents[i]
 		sh.bytes += cost - e.cost()
 		e.val, e.found = v, found
@@ -130,17 +141,6 @@ func (c *metaCache) set(k, val []byte, found bool) {
 		key := string(k) // one copy, shared by the index and the entry
 		sh.idx[key] = int32(len(sh.ents))
 		sh.ents = append(sh.ents, cacheEntry{key: key, val: v, found: found})
-	}
-}
-
-// refresh is set for a key the cache holds; it leaves an absent key absent.
-func (c *metaCache) refresh(k, val []byte, found bool) {
-	sh := c.shard(k)
-	sh.mu.Lock()
-	_, ok := sh.idx[string(k)]
-	sh.mu.Unlock()
-	if ok {
-		c.set(k, val, found)
 	}
 }
 
@@ -186,16 +186,15 @@ func (c *metaCache) clear() {
 	}
 }
 
-// size returns the bytes the cache holds.
-func (c *metaCache) size() int64 {
-	var n int64
+// stats returns the bytes the cache holds and its hit and miss counts.
+func (c *metaCache) stats() (bytes, hits, misses int64) {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		n += sh.bytes
+		bytes, hits, misses = bytes+sh.bytes, hits+sh.hits, misses+sh.misses
 		sh.mu.Unlock()
 	}
-	return n
+	return bytes, hits, misses
 }
 
 // applyBatch updates the entries of every metadata record in a committed batch's records,
@@ -257,7 +256,7 @@ func (s *Store) CacheStats() (bytes, hits, misses int64) {
 	if s.cache == nil {
 		return 0, 0, 0
 	}
-	return s.cache.size(), s.cache.hits.Load(), s.cache.misses.Load()
+	return s.cache.stats()
 }
 
 // check compares every cached record with snap, taken with no transaction running and nothing

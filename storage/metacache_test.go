@@ -73,7 +73,7 @@ func TestMetaCacheIsBounded(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		c.set([]byte(fmt.Sprintf("mkey-%d", i)), make([]byte, 100), true)
 	}
-	if n := c.size(); n > 64*1024 {
+	if n, _, _ := c.stats(); n > 64*1024 {
 		t.Fatalf("cache holds %d bytes, budget 65536", n)
 	}
 	c.set([]byte("big"), make([]byte, cacheMaxEntry), true)
@@ -160,11 +160,11 @@ func TestCacheHoldsDataRecords(t *testing.T) {
 	if v, ok := hget("f"); !ok || v != "1" {
 		t.Fatalf("HGET f = %q, %v", v, ok)
 	}
-	hits := s.cache.hits.Load()
+	_, hits, _ := s.CacheStats()
 	lrange()
 	hget("f")
-	if s.cache.hits.Load() < hits+3 { // the list's metadata and node, the hash's field
-		t.Fatalf("%d cache hits for a second read of a list and a hash field, want at least 3", s.cache.hits.Load()-hits)
+	if _, now, _ := s.CacheStats(); now < hits+3 { // the list's metadata and node, the hash's field
+		t.Fatalf("%d cache hits for a second read of a list and a hash field, want at least 3", now-hits)
 	}
 	// Commits rewrite the cached node and field, and delete a cached field.
 	write(t, s, 0, "l", func(tx *Txn) error {

@@ -1,5 +1,7 @@
 package storage
 
+import "strconv"
+
 // GetString returns the value of a string key, whether it exists, and ErrWrongType for
 // another type. A value-log value is read from its file. The value must not be modified.
 func (t *Txn) GetString(key []byte) ([]byte, bool, error) {
@@ -18,6 +20,11 @@ func (t *Txn) GetString(key []byte) ([]byte, bool, error) {
 // any type. A value of at least Options.LargeValueThreshold bytes goes to the value log.
 func (t *Txn) SetString(key, value []byte, expire int64) error {
 	return t.PutMeta(key, &Meta{Type: TypeString, Expire: expire, Value: value})
+}
+
+// SetInt is SetString of n's decimal form, as INCR leaves a counter.
+func (t *Txn) SetInt(key []byte, n, expire int64) error {
+	return t.SetString(key, strconv.AppendInt(t.nbuf[:0], n, 10), expire)
 }
 
 // KeepExpire returns the expiry of key if it is live, else 0.

@@ -41,12 +41,16 @@ type Txn struct {
 	gbuf    []byte // values read from the pending groups (group.go), kept until release
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
-	oldMeta Meta // scratch for the metadata a write replaces
+	oldMeta Meta      // scratch for the metadata a write replaces
+	lmeta   Meta      // scratch for the metadata of the list a push or a pop works on (endMeta)
+	pmeta   Meta      // scratch for PeekMeta's result
+	pops    [1][]byte // room for the element ListPop returns when it pops one
 	done    bool
 
 	overOff int // bytes of the batch already indexed in over
 
-	lbuf []byte // scratch for a list node record being written (list.go)
+	lbuf []byte   // scratch for a list node record being written (list.go)
+	nbuf [20]byte // scratch for a decimal value being written (SetInt)
 
 	// A stream chunk XADD wrote, staged until the metadata is written or a data record is read
 	// (stream_node.go), so that PutMeta's read of the old metadata indexes nothing.
@@ -61,14 +65,22 @@ type Txn struct {
 	expiredWrites int          // the batch records those deletions staged
 	keepExpired   bool         // expired keys read as live (KeepExpired)
 
-	lastKey   []byte // the last key read from the database, and its value
-	lastVal   []byte
-	lastFound bool
-	lastOK    bool
+	// memo holds the last metadata record and the last other record read from below t's own
+	// writes (get): a command usually reads a key's metadata, then a data record, then
+	// rewrites the metadata, whose old value PutMeta reads again.
+	memo [2]readMemo
 
 	committed []func() // run after a successful commit, before the locks are released
 
 	snap *leveldb.Snapshot // set for a transaction of a Snapshot: reads come from it, no lock is held
+}
+
+// readMemo is a record a transaction read, with its key: the value must not be modified.
+type readMemo struct {
+	key   []byte
+	val   []byte
+	found bool
+	ok    bool
 }
 
 type counterDelta struct {
@@ -220,13 +232,16 @@ func (t *Txn) release() {
 		clear(t.over)
 	}
 	t.deltas = t.deltas[:0]
+	t.pops[0] = nil
 	for i, f := range t.vpend {
 		f.pending.Add(-1) // committed or dropped: the collector may look at the file again
 		t.vpend[i] = nil
 	}
 	t.vpend = t.vpend[:0]
 	t.garbage = false
-	t.lastOK, t.lastVal = false, nil
+	for i := range t.memo {
+		t.memo[i].ok, t.memo[i].val = false, nil
+	}
 	clear(t.committed)
 	t.committed = t.committed[:0]
 	clear(t.expired)
@@ -267,11 +282,6 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 			return v[1:], true, nil
 		}
 	}
-	// The last database read is remembered: a command usually reads a key's metadata and then
-	// rewrites it, and a write goes to the overlay, which is consulted first.
-	if t.lastOK && bytes.Equal(k, t.lastKey) {
-		return t.lastVal, t.lastFound, nil
-	}
 	if t.snap != nil {
 		v, err := t.snap.Get(k, nil)
 		if err == leveldb.ErrNotFound {
@@ -279,15 +289,26 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 		}
 		return v, err == nil, err
 	}
+	// The records read are remembered, the metadata apart from the others: a write goes to
+	// the overlay, consulted first, and no other transaction writes a key t has locked.
+	mm := &t.memo[1]
+	if k[0] == tagMeta {
+		mm = &t.memo[0]
+	}
+	if mm.ok && bytes.Equal(k, mm.key) {
+		return mm.val, mm.found, nil
+	}
 	cache := t.s.cache
 	cacheable := cache != nil && (k[0] == tagMeta || k[0] == tagData)
 	if cacheable {
 		if v, found, ok := cache.get(k); ok {
+			mm.remember(k, v, found)
 			return v, found, nil
 		}
 	}
 	if t.s.group.busy.Load() {
 		if v, found, ok := t.s.group.get(k, &t.gbuf); ok {
+			mm.remember(k, v, found)
 			return v, found, nil
 		}
 	}
@@ -302,8 +323,12 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if cacheable {
 		cache.set(k, v, found)
 	}
-	t.lastKey, t.lastVal, t.lastFound, t.lastOK = append(t.lastKey[:0], k...), v, found, true
+	mm.remember(k, v, found)
 	return v, found, nil
+}
+
+func (mm *readMemo) remember(k, v []byte, found bool) {
+	mm.key, mm.val, mm.found, mm.ok = append(mm.key[:0], k...), v, found, true
 }
 
 func (t *Txn) overlay() map[string][]byte {
