@@ -524,6 +524,7 @@ func (t *Txn) flushChunk() {
 // reports to go, until it stops the walk; it returns their number and rewrites the chunks
 // that changed, deleting those left empty. r's counters are the caller's.
 func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bool)) (int64, error) {
+	t.flushChunk()
 	var n int64
 	var kb [DataPrefixLen + 21]byte
 	more := true
@@ -560,6 +561,7 @@ func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bo
 
 // dropChunks deletes every chunk of node r of m.
 func (t *Txn) dropChunks(m *Meta, r *xnode) {
+	t.flushChunk() // its deletion must follow the staged write
 	var kb [DataPrefixLen + 21]byte
 	var idb [16]uint64
 	for _, i := range r.chunkIDs(idb[:0]) {

@@ -34,6 +34,21 @@ func TestStreamMetaRoundTrip(t *testing.T) {
 	}
 }
 
+// beginStream begins a write transaction on stream key, with its metadata (a new stream's when
+// there is none).
+func beginStream(t *testing.T, s *Store, key []byte) (*Txn, *Meta) {
+	t.Helper()
+	tx := s.Begin(0, [][]byte{key}, true)
+	m, err := tx.StreamMetaOf(key)
+	if err == nil && m == nil {
+		m, err = tx.NewStream()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, m
+}
+
 // checkStreamReads compares ranges of m, forward and reverse with a count, and point reads of
 // entries with the live IDs want; next is above every ID added.
 func checkStreamReads(t *testing.T, tx *Txn, m *Meta, want []StreamID, next uint64, rng *rand.Rand) {
@@ -190,14 +205,7 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 		if step == 750 {
 			lim, per = later, int(later.MaxEntries)
 		}
-		tx := s.Begin(0, [][]byte{key}, true)
-		m, err := tx.StreamMetaOf(key)
-		if err == nil && m == nil {
-			m, err = tx.NewStream()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx, m := beginStream(t, s, key)
 		op := rng.Intn(10)
 		switch {
 		case op < 6:
@@ -335,14 +343,7 @@ func TestStreamAppendAfterMerge(t *testing.T) {
 	key := []byte("s")
 	fv := [][]byte{[]byte("f"), []byte("v")}
 	step := func(fn func(tx *Txn, m *Meta)) {
-		tx := s.Begin(0, [][]byte{key}, true)
-		m, err := tx.StreamMetaOf(key)
-		if err == nil && m == nil {
-			m, err = tx.NewStream()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx, m := beginStream(t, s, key)
 		fn(tx, m)
 		if err := tx.PutMeta(key, m); err != nil {
 			t.Fatal(err)
