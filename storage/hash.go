@@ -116,6 +116,37 @@ func packedFind(elems [][]byte, step int, name []byte) int {
 	return -1
 }
 
+// packedIndex finds names among the elements of a packed collection being built: by scanning
+// while they are few, through a map once they are many, so that a long HSET or SADD on a packed
+// key stays linear. The positions it gives hold while elements are only appended.
+type packedIndex struct {
+	step int
+	m    map[string]int
+}
+
+func (x *packedIndex) find(elems [][]byte, name []byte) int {
+	if x.m == nil {
+		if len(elems)/x.step <= 64 {
+			return packedFind(elems, x.step, name)
+		}
+		x.m = make(map[string]int, len(elems)/x.step)
+		for i := 0; i < len(elems); i += x.step {
+			x.m[string(elems[i])] = i
+		}
+	}
+	if i, ok := x.m[string(name)]; ok {
+		return i
+	}
+	return -1
+}
+
+// add records that name was added at position i.
+func (x *packedIndex) add(name []byte, i int) {
+	if x.m != nil {
+		x.m[string(name)] = i
+	}
+}
+
 // HashGetMany returns the values of fields in hash key, nil for a missing field or key.
 func (t *Txn) HashGetMany(key []byte, fields [][]byte) ([][]byte, error) {
 	m, err := t.GetMetaOf(key, TypeHash)
@@ -187,9 +218,10 @@ func (t *Txn) hashSetPacked(key []byte, m *Meta, pairs [][]byte, nx bool) (int64
 	out := append(make([][]byte, 0, len(elems)+len(pairs)), elems...)
 	fits, changed := true, false
 	var added int64
+	idx := packedIndex{step: 2}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		f, v := pairs[i], pairs[i+1]
-		j := packedFind(out, 2, f)
+		j := idx.find(out, f)
 		if j >= 0 && nx {
 			continue
 		}
@@ -198,6 +230,7 @@ func (t *Txn) hashSetPacked(key []byte, m *Meta, pairs [][]byte, nx bool) (int64
 			out[j+1], changed = v, true
 			continue
 		}
+		idx.add(f, len(out))
 		out = append(out, f, v)
 		added++
 		changed = true

@@ -57,14 +57,17 @@ func (t *Txn) setAddPacked(key []byte, m *Meta, members [][]byte) (int64, error)
 	out := append(make([][]byte, 0, len(elems)+len(members)), elems...)
 	fits := true
 	var added uint64
+	idx := packedIndex{step: 1} // only whether a member is there counts: inserts move the rest
+	limit := t.s.PackLimits().SetIntEntries
 	for _, mem := range members {
-		if packedFind(out, 1, mem) >= 0 {
+		if idx.find(out, mem) >= 0 {
 			continue
 		}
 		added++
+		idx.add(mem, len(out))
 		v, ok := intsetMember(mem)
-		if fits = fits && ok; !fits {
-			out = append(out, mem)
+		if fits = fits && ok && int64(len(out)) < limit; !fits {
+			out = append(out, mem) // the set converts: its order no longer matters
 			continue
 		}
 		i, _ := slices.BinarySearchFunc(out, v, func(e []byte, v int64) int {

@@ -207,8 +207,12 @@ func (z *ZSet) Put(member []byte, score, old float64, had bool) error {
 		z.dirty = true
 	}
 	if z.packed() {
-		z.long = z.long || int64(len(member)) > z.t.s.PackLimits().ZSetValue
+		lim := z.t.s.PackLimits()
+		z.long = z.long || int64(len(member)) > lim.ZSetValue
 		z.pinsert(member, score)
+		if z.long || int64(z.m.Size) > lim.ZSetEntries {
+			z.toRecords() // at once, as Redis converts: a long ZADD stays linear
+		}
 		return nil
 	}
 	z.kb = ZSetScoreKey(z.kb[:0], z.m.ID, score, member)
@@ -259,14 +263,10 @@ func (z *ZSet) removeEntry(member []byte, score float64) {
 // empty. It keeps the key's expiry.
 func (z *ZSet) Save() error {
 	if z.pdirty && z.packed() && z.m.Size > 0 {
-		z.pdirty = false
 		if z.long || int64(z.m.Size) > z.t.s.PackLimits().ZSetEntries {
-			z.t.unpack(z.m, z.p, 2, func(e [][]byte) {
-				z.t.put(ZSetMemberKey(nil, z.m.ID, e[0]), e[1])
-				z.t.put(ZSetScoreKey(nil, z.m.ID, DecodeScore(e[1]), e[0]), nil)
-			})
-			z.p, z.dirty = nil, true
+			z.toRecords()
 		} else {
+			z.pdirty = false
 			z.t.putPacked(z.m.ID, z.p)
 		}
 	}
@@ -284,6 +284,15 @@ func (z *ZSet) Save() error {
 	}
 	z.existed = true
 	return z.t.PutMeta(z.key, z.m)
+}
+
+// toRecords converts the packed set to one record per member.
+func (z *ZSet) toRecords() {
+	z.t.unpack(z.m, z.p, 2, func(e [][]byte) {
+		z.t.put(ZSetMemberKey(nil, z.m.ID, e[0]), e[1])
+		z.t.put(ZSetScoreKey(nil, z.m.ID, DecodeScore(e[1]), e[0]), nil)
+	})
+	z.p, z.pdirty, z.dirty = nil, false, true
 }
 
 // indexBounds returns the first score-index key and the key just past the index.
