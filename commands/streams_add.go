@@ -230,7 +230,7 @@ func cmdXAdd(c *Ctx) {
 		c.Fail(err)
 		return
 	}
-	if a.Approx || !a.idGiven || !a.seqGiven {
+	if c.Propagate != nil && (a.Approx || !a.idGiven || !a.seqGiven) {
 		args := append([][]byte(nil), c.Args...)
 		if !trimEffect(c, args, &a, m) {
 			return

@@ -486,10 +486,13 @@ func (t *Txn) closeChunked(m *Meta, n *StreamNode, next StreamID) error {
 	var idb [16]uint64
 	ids := r.chunkIDs(idb[:0])
 	var kb [DataPrefixLen + 21]byte
-	var all []byte
+	// The chunks are read without entering the key cache: all but chunk 0 go in this batch.
+	all := t.xmerge[:0]
+	t.nocache = true
 	for _, k := range ids {
 		c, ok, err := t.get(streamChunkKey(kb[:0], m.ID, r.Master, k)) // writes a staged chunk first
 		if err != nil {
+			t.nocache = false
 			return err
 		}
 		if ok {
@@ -499,6 +502,10 @@ func (t *Txn) closeChunked(m *Meta, n *StreamNode, next StreamID) error {
 			all = nil
 			break
 		}
+	}
+	t.nocache = false
+	if all != nil {
+		t.xmerge = all
 	}
 	if all != nil {
 		for _, k := range ids[1:] {

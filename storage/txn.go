@@ -57,6 +57,8 @@ type Txn struct {
 	xpendKey, xbuf []byte
 	xpend          bool
 	xscratch       []byte // an entry's reply being built
+	xmerge         []byte // a closed node's chunks being merged (closeChunked)
+	nocache        bool   // records read from LevelDB stay out of the key cache
 
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
@@ -320,7 +322,7 @@ func (t *Txn) get(k []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if cacheable {
+	if cacheable && !t.nocache {
 		cache.set(k, v, found)
 	}
 	mm.remember(k, v, found)
