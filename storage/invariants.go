@@ -334,6 +334,7 @@ type subStats struct {
 	index   uint64 // zset index entries
 	next    uint64 // lists: the start the next node must have, 0 before the first node
 	badOnce bool
+	nodes   map[StreamID]xnode // streams: the node records, which sort before the chunks
 }
 
 func (s *subStats) bad(c *checker, format string, args ...any) {
@@ -416,14 +417,30 @@ func (s *subStats) add(c *checker, id uint64, o *ownedMeta, sub, val []byte) {
 
 // addStreamNode checks a stream node record.
 func (s *subStats) addStreamNode(c *checker, o *ownedMeta, id uint64, val []byte) {
-	if _, err := decodeXNode(val); err != nil {
+	r, err := decodeXNode(val)
+	if err != nil {
 		s.bad(c, "stream %q (object %d): %v", o.key, id, err)
+		return
 	}
+	if s.nodes == nil {
+		s.nodes = make(map[StreamID]xnode)
+	}
+	s.nodes[r.Master] = r
 }
 
 // addStreamChunk checks a chunk of a stream node and counts its entries.
 func (s *subStats) addStreamChunk(c *checker, o *ownedMeta, id uint64, sub, val []byte) {
 	master := readStreamID(sub[1:])
+	r, ok := s.nodes[master]
+	if !ok {
+		s.bad(c, "stream %q (object %d): chunk %x has no node record", o.key, id, sub)
+		return
+	}
+	val, _, err := packedChunk(&r, val)
+	if err != nil {
+		s.bad(c, "stream %q (object %d): chunk %x: %v", o.key, id, sub, err)
+		return
+	}
 	var prev StreamID
 	var n uint64
 	for p := val; len(p) > 0; n++ {

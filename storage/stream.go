@@ -116,6 +116,7 @@ type StreamNode struct {
 	FieldsHash  uint64
 	MasterCount uint64 // number of master fields
 	Chunked     bool   // entries in chunks (stream_node.go), not in records of their own
+	Tagged      bool   // chunked, each chunk tagged packed or compact (stream_compact.go)
 }
 
 const streamNodeLen = 16 + 8*3 + 16 + 8 + 8
@@ -158,7 +159,7 @@ func (x *StreamMeta) encode(dst []byte) []byte {
 	}
 	dst = binary.BigEndian.AppendUint64(dst, x.Tail.FieldsHash)
 	if x.Tail.Chunked {
-		dst = append(dst, layoutChunked)
+		dst = append(dst, x.Tail.layout())
 	}
 	return dst
 }
@@ -176,8 +177,8 @@ func (x *StreamMeta) decode(b []byte) bool {
 		*p, b = v, b[n:]
 	}
 	switch {
-	case len(b) == 9 && b[8] == layoutChunked:
-		x.Tail.Chunked = true
+	case len(b) == 9 && (b[8] == layoutChunked || b[8] == layoutTagged):
+		x.Tail.Chunked, x.Tail.Tagged = true, b[8] == layoutTagged
 	case len(b) != 8:
 		return false
 	}
@@ -251,6 +252,10 @@ func DecodeStreamFields(b []byte, dst [][]byte) ([][]byte, error) {
 	return dst, nil
 }
 
+// streamTagNodes makes new chunked nodes tagged (stream_compact.go); tests clear it to write
+// the untagged nodes of a format-4 directory.
+var streamTagNodes = true
+
 // StreamAppend adds an entry with ID e (greater than the stream's last ID) and fields fv to the
 // stream m, placing it in Redis's node layout. The caller stores m.
 func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) error {
@@ -281,7 +286,8 @@ func (t *Txn) StreamAppend(m *Meta, e StreamID, fv [][]byte, lim StreamLimits) e
 	nf := uint64(len(fv) / 2)
 	if n.Total == 0 {
 		x.Nodes++
-		*n = StreamNode{Master: e, FieldsHash: h, MasterCount: nf, Chunked: lim.MaxBytes > 0 && lim.MaxBytes <= streamChunkedMax}
+		chunked := lim.MaxBytes > 0 && lim.MaxBytes <= streamChunkedMax
+		*n = StreamNode{Master: e, FieldsHash: h, MasterCount: nf, Chunked: chunked, Tagged: chunked && streamTagNodes}
 		n.Bytes = 6 + 1 + lpIntSize(1) + lpIntSize(0) + lpIntSize(int64(nf)) + lpIntSize(0)
 		for i := 0; i < len(fv); i += 2 {
 			n.Bytes += lpStrSize(fv[i])

@@ -37,7 +37,19 @@ const (
 // streamChunkedLen is the length of a chunked node's record.
 const streamChunkedLen = streamNodeLen + 1 + 16 + 8
 
-const layoutChunked = 1
+// The layouts of a chunked node, in its record and in the metadata's tail: chunks of packed
+// entries, or chunks tagged packed or compact (stream_compact.go), which new nodes use.
+const (
+	layoutChunked = 1
+	layoutTagged  = 2
+)
+
+func (n *StreamNode) layout() byte {
+	if n.Tagged {
+		return layoutTagged
+	}
+	return layoutChunked
+}
 
 // xnode is a node as stored: its counters and, chunked, the next node's master ID and the
 // entries merged into chunk 0.
@@ -51,8 +63,8 @@ func decodeXNode(v []byte) (xnode, error) {
 	var r xnode
 	switch {
 	case len(v) == streamNodeLen:
-	case len(v) == streamChunkedLen && v[streamNodeLen] == layoutChunked:
-		r.Chunked = true
+	case len(v) == streamChunkedLen && (v[streamNodeLen] == layoutChunked || v[streamNodeLen] == layoutTagged):
+		r.Chunked, r.Tagged = true, v[streamNodeLen] == layoutTagged
 		r.next = readStreamID(v[streamNodeLen+1:])
 		r.merged = binary.BigEndian.Uint64(v[streamNodeLen+17:])
 	default:
@@ -65,7 +77,7 @@ func decodeXNode(v []byte) (xnode, error) {
 func (r *xnode) encode(dst []byte) []byte {
 	dst = r.StreamNode.encode(dst)
 	if r.Chunked {
-		dst = append(dst, layoutChunked)
+		dst = append(dst, r.layout())
 		dst = appendStreamID(dst, r.next)
 		dst = binary.BigEndian.AppendUint64(dst, r.merged)
 	}
@@ -381,6 +393,9 @@ func (t *Txn) walkNode(m *Meta, r *xnode, start, end StreamID, rev bool, visit e
 		if !ok {
 			continue
 		}
+		if c, _, err = packedChunk(r, c); err != nil {
+			return false, err
+		}
 		if more, err = walkChunk(c, start, end, rev, visit); err != nil || !more {
 			return false, err
 		}
@@ -463,17 +478,42 @@ func (t *Txn) appendChunked(m *Meta, n *StreamNode, ord uint64, e StreamID, fv [
 	case ord%streamChunkLen == 0:
 		t.flushChunk()
 		rec = t.xbuf[:0]
+		if n.Tagged {
+			rec = append(rec, chunkCompact)
+		}
 	case t.xpend && bytes.Equal(k, t.xpendKey):
 		rec = t.xbuf
 	default:
-		old, _, err := t.get(k) // writes a staged chunk first
+		old, ok, err := t.get(k) // writes a staged chunk first
 		if err != nil {
 			return err
 		}
-		rec = append(t.xbuf[:0], old...)
+		switch {
+		case ok:
+			rec = append(t.xbuf[:0], old...)
+		case n.Tagged: // the chunk a merge ended inside begins again
+			rec = append(t.xbuf[:0], chunkCompact)
+		default:
+			rec = t.xbuf[:0]
+		}
 	}
-	t.xscratch = AppendStreamEntry(t.xscratch[:0], e, fv)
-	t.xbuf = appendPacked(rec, e, t.xscratch)
+	if n.Tagged && len(rec) == 0 {
+		return fmt.Errorf("%w: empty stream chunk", errCorrupt)
+	}
+	if n.Tagged && rec[0] == chunkCompact {
+		var first [][]byte
+		if len(rec) > 1 {
+			var err error
+			if first, err = compactFirst(rec[1:], t.xfields[:0]); err != nil {
+				return err
+			}
+			t.xfields = first[:0]
+		}
+		t.xbuf = appendCompact(rec, n.Master, e, fv, first)
+	} else {
+		t.xscratch = AppendStreamEntry(t.xscratch[:0], e, fv)
+		t.xbuf = appendPacked(rec, e, t.xscratch)
+	}
 	t.xpendKey = append(t.xpendKey[:0], k...)
 	t.xpend = true
 	return nil
@@ -488,15 +528,18 @@ func (t *Txn) closeChunked(m *Meta, n *StreamNode, next StreamID) error {
 	var kb [DataPrefixLen + 21]byte
 	// The chunks are read without entering the key cache: all but chunk 0 go in this batch.
 	all := t.xmerge[:0]
+	if r.Tagged {
+		all = append(all, chunkPacked)
+	}
 	t.nocache = true
 	for _, k := range ids {
 		c, ok, err := t.get(streamChunkKey(kb[:0], m.ID, r.Master, k)) // writes a staged chunk first
+		if err == nil && ok {
+			all, err = appendChunkPacked(all, &r, c)
+		}
 		if err != nil {
 			t.nocache = false
 			return err
-		}
-		if ok {
-			all = append(all, c...)
 		}
 		if len(all) > streamPackMax {
 			all = nil
@@ -506,6 +549,9 @@ func (t *Txn) closeChunked(m *Meta, n *StreamNode, next StreamID) error {
 	t.nocache = false
 	if all != nil {
 		t.xmerge = all
+		if r.Tagged && len(all) == 1 {
+			all = nil // no entry is left to merge
+		}
 	}
 	if all != nil {
 		for _, k := range ids[1:] {
@@ -548,6 +594,10 @@ func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bo
 		if !ok {
 			continue
 		}
+		c, compact, err := packedChunk(r, c)
+		if err != nil {
+			return n, err
+		}
 		out, gone, stop, err := dropPacked(c, drop)
 		if err != nil {
 			return n, err
@@ -559,9 +609,12 @@ func (t *Txn) editChunks(m *Meta, r *xnode, drop func(e StreamID) (gone, more bo
 		n += gone
 		if len(out) == 0 {
 			t.del(k)
-		} else {
-			t.put(k, out)
+			continue
 		}
+		if out, err = chunkRecord(r, out, compact); err != nil {
+			return n, err
+		}
+		t.put(k, out)
 	}
 	return n, nil
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math/rand"
+	"strconv"
 	"testing"
 
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -82,8 +83,8 @@ func checkStreamReads(t *testing.T, tx *Txn, m *Meta, want []StreamID, next uint
 		}
 		var got, gotReply []StreamID
 		if err := tx.StreamRange(m, a, b, rev, count, func(id StreamID, fv [][]byte) bool {
-			if len(fv) != 2 || string(fv[0]) != "f" || string(fv[1]) != "v" {
-				t.Fatalf("entry %s has fields %q", id, fv)
+			if w := modelFields(id); fmt.Sprintf("%q", fv) != fmt.Sprintf("%q", w) {
+				t.Fatalf("entry %s has fields %q, want %q", id, fv, w)
 			}
 			got = append(got, id)
 			return true
@@ -91,7 +92,7 @@ func checkStreamReads(t *testing.T, tx *Txn, m *Meta, want []StreamID, next uint
 			t.Fatal(err)
 		}
 		if err := tx.StreamRangeReply(m, a, b, rev, count, func(id StreamID, reply []byte) bool {
-			if w := string(AppendStreamEntry(nil, id, [][]byte{[]byte("f"), []byte("v")})); string(reply) != w {
+			if w := string(AppendStreamEntry(nil, id, modelFields(id))); string(reply) != w {
 				t.Fatalf("entry %s reply %q, want %q", id, reply, w)
 			}
 			gotReply = append(gotReply, id)
@@ -110,7 +111,7 @@ func checkStreamReads(t *testing.T, tx *Txn, m *Meta, want []StreamID, next uint
 			live = live || w == id
 		}
 		fv, ok, err := tx.StreamGet(m, id)
-		if err != nil || ok != live || ok && (len(fv) != 2 || string(fv[1]) != "v") {
+		if err != nil || ok != live || ok && fmt.Sprintf("%q", fv) != fmt.Sprintf("%q", modelFields(id)) {
 			t.Fatalf("get %s: %q %v %v, live %v", id, fv, ok, err, live)
 		}
 	}
@@ -144,20 +145,44 @@ func checkChunked(t *testing.T, s *Store, m *Meta, chunked bool) int {
 	return chunks
 }
 
+// modelFields returns the fields and values TestStreamModel gives entry id: mostly one field
+// named as the others', sometimes other names or an empty value, so that compact chunks hold
+// entries of both kinds.
+func modelFields(id StreamID) [][]byte {
+	v := []byte(strconv.FormatUint(id.Ms, 10))
+	switch id.Ms % 7 {
+	case 0:
+		return [][]byte{[]byte("g"), v, []byte("h"), {}}
+	case 3:
+		return [][]byte{[]byte("f"), {}}
+	case 5:
+		return [][]byte{[]byte("e"), v}
+	}
+	return [][]byte{[]byte("f"), v}
+}
+
 // TestStreamModel appends, deletes and trims a stream at random, against a model of Redis's
 // node layout (nodes of at most 4 entries here), and checks the entries, the length, the first
 // ID and the store's invariants after each step.
 func TestStreamModel(t *testing.T) {
-	for _, c := range []struct{ lim, later StreamLimits }{
-		{StreamLimits{MaxEntries: 4, MaxBytes: 4096}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}},
-		{StreamLimits{MaxEntries: 70, MaxBytes: 4096}, StreamLimits{MaxEntries: 70, MaxBytes: 4096}},
-		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 0}},
+	for _, c := range []struct {
+		lim, later StreamLimits
+		untagged   bool // the nodes of the first half in untagged chunks (format 4)
+	}{
+		{StreamLimits{MaxEntries: 4, MaxBytes: 4096}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}, false},
+		{StreamLimits{MaxEntries: 30, MaxBytes: 4096}, StreamLimits{MaxEntries: 30, MaxBytes: 4096}, true},
+		{StreamLimits{MaxEntries: 70, MaxBytes: 4096}, StreamLimits{MaxEntries: 70, MaxBytes: 4096}, false},
+		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 0}, false},
 		// nodes with records per entry (as a format-3 directory has them), then chunked nodes
-		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}},
+		{StreamLimits{MaxEntries: 4, MaxBytes: 0}, StreamLimits{MaxEntries: 4, MaxBytes: 4096}, false},
 		// closed nodes that grow again once stream-node-max-entries grows
-		{StreamLimits{MaxEntries: 12, MaxBytes: 4096}, StreamLimits{MaxEntries: 30, MaxBytes: 4096}},
+		{StreamLimits{MaxEntries: 12, MaxBytes: 4096}, StreamLimits{MaxEntries: 30, MaxBytes: 4096}, false},
 	} {
-		t.Run(fmt.Sprintf("%d-entries-%d-then-%d-bytes", c.lim.MaxEntries, c.lim.MaxBytes, c.later.MaxBytes), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d-entries-%d-then-%d-bytes-untagged-%v", c.lim.MaxEntries, c.lim.MaxBytes, c.later.MaxBytes, c.untagged), func(t *testing.T) {
+			if c.untagged {
+				streamTagNodes = false
+				defer func() { streamTagNodes = true }()
+			}
 			streamModel(t, c.lim, c.later)
 		})
 	}
@@ -204,6 +229,7 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 	for step := 0; step < 1500; step++ {
 		if step == 750 {
 			lim, per = later, int(later.MaxEntries)
+			streamTagNodes = true
 		}
 		tx, m := beginStream(t, s, key)
 		op := rng.Intn(10)
@@ -213,7 +239,7 @@ func streamModel(t *testing.T, lim, later StreamLimits) {
 			for range 1 + rng.Intn(6) {
 				id := StreamID{next, 0}
 				next += uint64(1 + rng.Intn(3))
-				if err := tx.StreamAppend(m, id, [][]byte{[]byte("f"), []byte("v")}, lim); err != nil {
+				if err := tx.StreamAppend(m, id, modelFields(id), lim); err != nil {
 					t.Fatal(err)
 				}
 				if l := len(nodes); l == 0 || len(nodes[l-1].ids) >= per {

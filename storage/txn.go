@@ -56,9 +56,10 @@ type Txn struct {
 	// (stream_node.go), so that PutMeta's read of the old metadata indexes nothing.
 	xpendKey, xbuf []byte
 	xpend          bool
-	xscratch       []byte // an entry's reply being built
-	xmerge         []byte // a closed node's chunks being merged (closeChunked)
-	nocache        bool   // records read from LevelDB stay out of the key cache
+	xscratch       []byte   // an entry's reply being built
+	xfields        [][]byte // the field names of a compact chunk's first entry
+	xmerge         []byte   // a closed node's chunks being merged (closeChunked)
+	nocache        bool     // records read from LevelDB stay out of the key cache
 
 	vpend  []*vfile // value-log files holding records this transaction points to (vlog.go)
 	staged vptr     // a staged value being stored (vlog_stage.go)
