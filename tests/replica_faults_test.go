@@ -119,12 +119,14 @@ func TestReplicaCrashResumesPartially(t *testing.T) {
 	replica := &testutil.Instance{Name: "strata", Addr: n.addr}
 	rc := testutil.Connect(t, n.addr)
 	waitInSync(t, mc, rc)
+	writeMix(t, mc, 1) // through the stream: the point the keyspace holds moves past the snapshot's
+	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
 
 	before := infoReplication(t, mc, "stats")
 	n.kill(t)
 	rc.Close()
-	writeMix(t, mc, 1)
+	writeMix(t, mc, 2)
 	n.start(t)
 	rc = testutil.Connect(t, n.addr)
 	waitInSync(t, mc, rc)
@@ -146,9 +148,13 @@ func TestReplicaWritesDuringSync(t *testing.T) {
 	writeMix(t, mc, 0)
 	// About 60 keys at 30 ms: a 2-second save.
 	mustDo(t, mc, "OK", "CONFIG", "SET", "repl-diskless-sync-delay", "0", "rdb-key-save-delay", "30000")
+	replica := testutil.StartStrata(t)
+	rc := dial(t, replica)
+	replicaOf(t, rc, master)
+	// The writer starts once the master has forked its snapshot, which its keys would lengthen.
+	waitSyncInProgress(t, rc, 0)
 
-	var writes, syncing atomic.Int64 // writes sent; of them, while the replica loaded
-	var loading atomic.Bool
+	var writes, loading atomic.Int64 // writes made; of them, before the load was seen to end
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -165,36 +171,27 @@ func TestReplicaWritesDuringSync(t *testing.T) {
 			default:
 			}
 			db, n := strconv.Itoa(i%2), strconv.Itoa(i)
-			for _, cmd := range [][]string{{"SELECT", db}, {"INCR", "w:count"}, {"SET", "w:" + n, n}, {"RPUSH", "w:list", n}} {
+			key := "w:" + strconv.Itoa(i%500) // overwritten in turn: a bounded keyspace to compare
+			for _, cmd := range [][]string{{"SELECT", db}, {"INCR", "w:count"}, {"SET", key, n}, {"RPUSH", "w:list", n}} {
 				if r, err := wc.Do(cmd...); err != nil || r.IsError() {
 					t.Errorf("%v: %v %v", cmd, r, err)
 					return
 				}
 			}
 			writes.Add(1)
-			if loading.Load() {
-				syncing.Add(1)
-			}
 		}
 	}()
-
-	replica := testutil.StartStrata(t)
-	rc := dial(t, replica)
-	replicaOf(t, rc, master)
-	waitSyncInProgress(t, rc, 0)
-	loading.Store(true)
 	waitFor(t, "the end of the load", func() bool {
 		return infoReplication(t, rc, "replication")["master_sync_in_progress"] == "0"
 	})
-	loading.Store(false)
-	sent := writes.Load()
-	waitFor(t, "writes after the load", func() bool { return writes.Load() > sent+100 })
+	loading.Store(writes.Load())
+	waitFor(t, "writes after the load", func() bool { return writes.Load() > loading.Load()+100 })
 	close(stop)
 	<-done
-	if syncing.Load() == 0 {
+	if loading.Load() == 0 {
 		t.Fatal("no write reached the master while the replica loaded")
 	}
 	waitInSync(t, mc, rc)
 	compareKeyspaces(t, master, replica)
-	t.Logf("%d writes, %d of them while the replica loaded", writes.Load(), syncing.Load())
+	t.Logf("%d writes, %d of them while the replica loaded", writes.Load(), loading.Load())
 }
