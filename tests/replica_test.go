@@ -309,6 +309,9 @@ func TestReplicaOfRedis(t *testing.T) {
 	}
 }
 
+// masterDownReply is Redis's refusal of a command not flagged stale while the link is down.
+const masterDownReply = "(error) MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+
 // TestReplicaOfReplies checks REPLICAOF's replies and the MASTERDOWN gate of a replica whose
 // master cannot be reached and that does not serve stale data.
 func TestReplicaOfReplies(t *testing.T) {
@@ -329,9 +332,8 @@ func TestReplicaOfReplies(t *testing.T) {
 	mustDo(t, c, "(error) ERR Invalid master port", "SLAVEOF", "127.0.0.1", "x")
 	mustDo(t, c, "OK", "REPLICAOF", "127.0.0.1", port)
 	mustDo(t, c, "OK Already connected to specified master", "REPLICAOF", "127.0.0.1", port)
-	masterDown := "(error) MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
-	mustDo(t, c, masterDown, "GET", "k")
-	mustDo(t, c, masterDown, "PING")
+	mustDo(t, c, masterDownReply, "GET", "k")
+	mustDo(t, c, masterDownReply, "PING")
 	if r, _ := c.Do("CONFIG", "GET", "replicaof"); len(r.Elems) != 2 || r.Elems[1].Str != "127.0.0.1 "+port {
 		t.Fatalf("CONFIG GET replicaof %v", r)
 	}
@@ -423,15 +425,8 @@ func TestReplicaStaleDuringSync(t *testing.T) {
 	mustDo(t, rc, "OK", "SELECT", "5")
 	mustDo(t, rc, "OK", "SET", "old5", "before")
 	mustDo(t, rc, "OK", "SELECT", "0")
-	host, port, _ := net.SplitHostPort(master.Addr)
-	mustDo(t, rc, "OK", "REPLICAOF", host, port)
-	deadline := time.Now().Add(10 * time.Second)
-	for infoReplication(t, rc, "replication")["master_sync_in_progress"] != "1" {
-		if time.Now().After(deadline) {
-			t.Fatal("no synchronisation in progress seen during a 2-second load")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	replicaOf(t, rc, master)
+	waitSyncInProgress(t, rc, 0) // replica_faults_test.go
 	info := infoReplication(t, rc, "replication")
 	// -1 until the snapshot's framing arrives, then 0 for a diskless one, as Redis says.
 	if tb := info["master_sync_total_bytes"]; tb != "0" && tb != "-1" || info["master_link_status"] != "down" {
@@ -439,6 +434,16 @@ func TestReplicaStaleDuringSync(t *testing.T) {
 	}
 	mustDo(t, rc, `"before"`, "GET", "old")
 	mustDo(t, rc, "(nil)", "GET", "k1")
+	// Not serving stale data, it refuses what is not flagged stale (PING too) and answers INFO.
+	mustDo(t, rc, "OK", "CONFIG", "SET", "replica-serve-stale-data", "no")
+	mustDo(t, rc, masterDownReply, "GET", "old")
+	mustDo(t, rc, masterDownReply, "PING")
+	mustDo(t, rc, masterDownReply, "DBSIZE")
+	if info := infoReplication(t, rc, "replication"); info["master_sync_in_progress"] != "1" {
+		t.Fatalf("INFO replication while refusing stale reads: %v", info)
+	}
+	mustDo(t, rc, "OK", "CONFIG", "SET", "replica-serve-stale-data", "yes")
+	mustDo(t, rc, `"before"`, "GET", "old")
 	mustDo(t, mc, "OK", "CONFIG", "SET", "rdb-key-save-delay", "0")
 	waitInSync(t, mc, rc)
 	mustDo(t, rc, `"v"`, "GET", "k99")
@@ -446,4 +451,68 @@ func TestReplicaStaleDuringSync(t *testing.T) {
 	mustDo(t, rc, "(integer) 100", "DBSIZE")
 	mustDo(t, rc, "OK", "SELECT", "5")
 	mustDo(t, rc, "(integer) 0", "DBSIZE")
+}
+
+// TestReplicaMasterAuth: a replica of a master that requires a password authenticates with
+// masterauth, as the default user or, with masteruser, as an ACL user allowed only the
+// commands of the link; with the wrong password its link stays down.
+func TestReplicaMasterAuth(t *testing.T) {
+	t.Parallel()
+	master := testutil.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	mc := dial(t, master) // authenticated before the password is set: it stays so
+	mustDo(t, mc, "OK", "CONFIG", "SET", "requirepass", "secret")
+	mustDo(t, mc, "OK", "ACL", "SETUSER", "repl", "on", ">replpw", "+psync", "+replconf", "+ping")
+	mustDo(t, mc, "OK", "SET", "k", "v")
+	host, port, _ := net.SplitHostPort(master.Addr)
+	for _, tc := range []struct{ name, user, pass string }{
+		{"masterauth", "", "secret"}, {"masteruser", "repl", "replpw"}, {"wrong", "", "nope"},
+	} {
+		replica := testutil.StartStrata(t, func(c *config.Config) {
+			c.Set("masteruser", []string{tc.user})
+			c.Set("masterauth", []string{tc.pass})
+			c.ReplicaOf = host + " " + port
+		})
+		rc := dial(t, replica)
+		if tc.name == "wrong" {
+			// Refused at AUTH, the replica retries a second later: two attempts, no link.
+			time.Sleep(1500 * time.Millisecond)
+			if info := infoReplication(t, rc, "replication"); info["master_link_status"] != "down" {
+				t.Fatalf("%s: %v", tc.name, info)
+			}
+			continue
+		}
+		waitInSync(t, mc, rc)
+		mustDo(t, rc, `"v"`, "GET", "k")
+	}
+	if n := infoReplication(t, mc, "replication")["connected_slaves"]; n != "2" {
+		t.Fatalf("connected_slaves %s", n)
+	}
+}
+
+// TestReplicaWritable: with replica-read-only no a replica takes its clients' writes beside
+// the master's stream, and says so in INFO; set back to yes it refuses them again.
+func TestReplicaWritable(t *testing.T) {
+	t.Parallel()
+	master := testutil.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	mc := dial(t, master)
+	mustDo(t, mc, "OK", "SET", "k", "v")
+	replica := testutil.StartStrata(t)
+	rc := dial(t, replica)
+	replicaOf(t, rc, master)
+	waitInSync(t, mc, rc)
+	mustDo(t, rc, "OK", "CONFIG", "SET", "replica-read-only", "no")
+	mustDo(t, rc, "OK", "SET", "local", "mine")
+	mustDo(t, rc, "(integer) 2", "DBSIZE")
+	if v := infoReplication(t, rc, "replication")["slave_read_only"]; v != "0" {
+		t.Fatalf("slave_read_only:%s", v)
+	}
+	mustDo(t, mc, "OK", "SET", "k", "v2")
+	waitInSync(t, mc, rc)
+	mustDo(t, rc, `"v2"`, "GET", "k")
+	mustDo(t, rc, `"mine"`, "GET", "local")
+	mustDo(t, rc, "OK", "CONFIG", "SET", "replica-read-only", "yes")
+	mustDo(t, rc, "(error) READONLY You can't write against a read only replica.", "SET", "local", "again")
+	if v := infoReplication(t, rc, "replication")["slave_read_only"]; v != "1" {
+		t.Fatalf("slave_read_only:%s", v)
+	}
 }

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -318,4 +320,64 @@ func TestFailoverCommand(t *testing.T) {
 	mustDo(t, mc, `"1"`, "GET", "after-failover")
 	mustDo(t, mc, "(error) READONLY You can't write against a read only replica.", "SET", "k", "v")
 	compareKeyspaces(t, replica, master)
+}
+
+// TestLegacySync: a replica that sends SYNC, the protocol before PSYNC, gets the snapshot with
+// its length (no +FULLRESYNC line, no EOF mark: it announced no capability) and then the write
+// stream in RESP. Run against redis-server too.
+func TestLegacySync(t *testing.T) {
+	for _, inst := range servers(t) {
+		t.Run(inst.Name, func(t *testing.T) {
+			mc := dial(t, inst)
+			mustDo(t, mc, "OK", "CONFIG", "SET", "repl-diskless-sync-delay", "0")
+			mustDo(t, mc, "OK", "SET", "before", "sync")
+			nc, err := net.DialTimeout("tcp", inst.Addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(20 * time.Second))
+			br := bufio.NewReader(nc)
+			if _, err := nc.Write(testutil.EncodeCommand("SYNC")); err != nil {
+				t.Fatal(err)
+			}
+			line := ""
+			for line == "" { // newlines keep the link alive while the snapshot is made
+				if line, err = br.ReadString('\n'); err != nil {
+					t.Fatal(err)
+				}
+				line = strings.TrimRight(line, "\r\n")
+			}
+			size, err := strconv.Atoi(strings.TrimPrefix(line, "$"))
+			if !strings.HasPrefix(line, "$") || err != nil || size < 9 {
+				t.Fatalf("SYNC answered %q", line)
+			}
+			payload := make([]byte, size)
+			if _, err := io.ReadFull(br, payload); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(payload, []byte("REDIS")) || !bytes.Contains(payload, []byte("before")) {
+				t.Fatalf("snapshot %q", payload)
+			}
+
+			mustDo(t, mc, "OK", "SET", "after", "sync")
+			for {
+				r, err := testutil.ReadReply(br)
+				if err != nil {
+					t.Fatalf("the stream after SYNC: %v", err)
+				}
+				if len(r.Elems) == 0 {
+					t.Fatalf("the stream after SYNC: %v", r)
+				}
+				if cmd := strings.ToUpper(r.Elems[0].Str); cmd == "SET" {
+					if len(r.Elems) != 3 || r.Elems[1].Str != "after" || r.Elems[2].Str != "sync" {
+						t.Fatalf("stream: %v", r)
+					}
+					break
+				} else if cmd != "SELECT" && cmd != "PING" {
+					t.Fatalf("stream: unexpected %v", r)
+				}
+			}
+		})
+	}
 }

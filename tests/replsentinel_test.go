@@ -39,13 +39,26 @@ type node struct {
 	cmd  *exec.Cmd
 	port int
 	addr string
+	name string
+	bin  string
+	args []string
 }
 
 // startProcess runs bin with args, logs its output to the test, waits until port answers PING,
 // and kills the process when the test ends.
 func startProcess(t *testing.T, name string, port int, bin string, args ...string) *node {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	n := &node{port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), name: name, bin: bin, args: args}
+	n.start(t)
+	return n
+}
+
+// start runs the node's process and waits until it answers PING; after kill, it starts the
+// node again on the same port, configuration file and data.
+func (n *node) start(t *testing.T) {
+	t.Helper()
+	name := n.name
+	cmd := exec.Command(n.bin, n.args...)
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
@@ -64,7 +77,7 @@ func startProcess(t *testing.T, name string, port int, bin string, args ...strin
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	n := &node{cmd: cmd, port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	n.cmd = cmd
 	waitFor(t, name+" answering", func() bool {
 		c, err := testutil.Dial(n.addr)
 		if err != nil {
@@ -74,7 +87,15 @@ func startProcess(t *testing.T, name string, port int, bin string, args ...strin
 		r, err := c.Do("PING")
 		return err == nil && r.Str == "PONG"
 	})
-	return n
+}
+
+// kill ends the node's process with SIGKILL, as a crash would, and waits until it has exited.
+func (n *node) kill(t *testing.T) {
+	t.Helper()
+	if err := n.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	n.cmd.Wait()
 }
 
 // startStrataNode runs the Strata binary with a configuration file of its own (which CONFIG
@@ -243,9 +264,7 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 	waitFor(t, "acknowledged writes before the failover", func() bool { return count() >= 50 })
 
 	// Kill the master outright.
-	if err := master.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	master.kill(t)
 	killed := time.Now()
 	before := count()
 	var promoted *node
