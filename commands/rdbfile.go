@@ -18,7 +18,7 @@ type RDBTally interface {
 // WriteKeyspace writes what follows an RDB file's aux fields, from the view sn: the function
 // libraries in name order, then each database that has keys, with its keys in key order.
 // Keys expired at now (unix milliseconds) and values without an RDB encoding are left out.
-// One value at a time is held in memory. tl, when not nil, hears of each library and key
+// One value at a time is held in memory, and of a value-log string only a piece. tl, when not nil, hears of each library and key
 // written and of each key left out. The caller closes w.
 func WriteKeyspace(w *rdb.Writer, sn *storage.Snapshot, now int64, tl RDBTally) error {
 	libs, err := sn.FunctionLibraries()
@@ -84,7 +84,7 @@ func writeDB(w *rdb.Writer, sn *storage.Snapshot, db int, now int64, tl RDBTally
 			it.Close()
 			return err
 		}
-		if err := DumpValue(txn, m, &w.ValueWriter); err != nil {
+		if err := writeValue(w, txn, m); err != nil {
 			it.Close()
 			return fmt.Errorf("key %q: %w", it.Key(), err)
 		}
@@ -93,4 +93,20 @@ func writeDB(w *rdb.Writer, sn *storage.Snapshot, db int, now int64, tl RDBTally
 		}
 	}
 	return it.Close()
+}
+
+// writeValue writes the value of the key whose metadata is m. A value-log string is copied
+// from its file a piece at a time (rdb.ValueWriter.StringFrom), so that a large value costs the
+// file writer no more memory than a piece of it; DUMP and MIGRATE payloads keep DumpValue's
+// encoding, as their reply holds the whole value anyway.
+func writeValue(w *rdb.Writer, txn *storage.Txn, m *storage.Meta) error {
+	if m.Type != storage.TypeString || m.Enc != storage.EncValueLog {
+		return DumpValue(txn, m, &w.ValueWriter)
+	}
+	r, err := txn.StringReader(m)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return w.StringFrom(r.Len(), r)
 }

@@ -62,7 +62,9 @@
 // the value are ignored, as Redis ignores them. DumpWriter writes payloads
 // with the same ValueWriter as files, stamped with DumpVersion, so Redis
 // 6.2, 7.0 and 7.2+ RESTORE them. Strings longer than 20 bytes are
-// LZF-compressed when that saves space, as Redis does.
+// LZF-compressed when that saves space, as Redis does. StringFrom writes a
+// string from a reader: one above StreamedStringMin is copied raw in pieces,
+// since LZF would need it whole in memory.
 //
 // # Hostile input
 //

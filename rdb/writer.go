@@ -16,7 +16,8 @@ type output struct {
 	crc uint64
 	err error
 
-	noCompress bool // strings are written raw (rdbcompression no)
+	noCompress bool   // strings are written raw (rdbcompression no)
+	piece      []byte // StringFrom's copy buffer (bigstring.go), made on first use
 }
 
 const outputBufSize = 64 << 10

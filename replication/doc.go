@@ -56,7 +56,8 @@
 // committed writes; this package gives it the pieces that know the protocol. AppendCommand
 // encodes a command of the stream as a RESP array. WriteSnapshot encodes a storage.Snapshot,
 // a view taken while no transaction runs so that it matches one replication offset exactly, as
-// an RDB with that offset in its aux fields, one value at a time; NewEOFMark makes the mark
+// an RDB with that offset in its aux fields, one value at a time (a value-log string a piece
+// at a time, raw above 1 MiB whatever rdbcompression says); NewEOFMark makes the mark
 // that ends a diskless payload; RequestReader parses the REPLCONF ACKs a replica sends back.
 //
 // A replica with replicas of its own relays its master's stream to them unchanged, at the

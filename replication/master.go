@@ -33,8 +33,9 @@ func AppendCommand(dst []byte, argv [][]byte) []byte {
 
 // WriteSnapshot writes sn to w as an RDB file: aux fields (with the replication ID and offset
 // the snapshot stands for), the function libraries, then each database with its keys in key
-// order, expired keys left out; strings LZF-compressed when compress is set (rdbcompression).
-// One value at a time is held in memory.
+// order, expired keys left out; strings LZF-compressed when compress is set (rdbcompression),
+// but for value-log strings above rdb.StreamedStringMin, which are copied raw from their file a
+// piece at a time. One value at a time is held in memory, and of a value-log string a piece.
 func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, compress bool) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	rw, err := writeSnapshot(bw, sn, at, compress)
