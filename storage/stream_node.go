@@ -29,7 +29,8 @@ import (
 // are read as they are; their record is the counters alone.
 
 const (
-	streamChunkLen   = 8        // entries per chunk of the tail node
+	streamChunkLen   = 8        // entries per chunk of the tail node, untagged
+	taggedChunkLen   = 32       // entries per chunk of the tail node, tagged (stream_compact.go)
 	streamPackMax    = 32 << 10 // the largest chunk 0 a node's chunks are merged into
 	streamChunkedMax = 64 << 10 // the largest stream-node-max-bytes whose nodes are chunked
 )
@@ -43,6 +44,14 @@ const (
 	layoutChunked = 1
 	layoutTagged  = 2
 )
+
+// chunkLen is the number of entries in each chunk of tail node n.
+func (n *StreamNode) chunkLen() uint64 {
+	if n.Tagged {
+		return taggedChunkLen
+	}
+	return streamChunkLen
+}
 
 func (n *StreamNode) layout() byte {
 	if n.Tagged {
@@ -94,11 +103,12 @@ func streamChunkKey(dst []byte, id uint64, master StreamID, k uint64) []byte {
 // chunkIDs appends to dst the numbers of the chunks node r may have, in order: chunk 0, then
 // those after the merged ones.
 func (r *xnode) chunkIDs(dst []uint64) []uint64 {
-	n := (r.Total + streamChunkLen - 1) / streamChunkLen
+	per := r.chunkLen()
+	n := (r.Total + per - 1) / per
 	k := uint64(0)
 	if r.merged > 0 {
 		dst = append(dst, 0)
-		k = max(1, r.merged/streamChunkLen) // a chunk the merge ended inside holds only later entries
+		k = max(1, r.merged/per) // a chunk the merge ended inside holds only later entries
 	}
 	for ; k < n; k++ {
 		dst = append(dst, k)
@@ -472,10 +482,11 @@ func (t *Txn) entryRecords(m *Meta, lo, hi StreamID, rev bool, fn func(e StreamI
 // metadata's.
 func (t *Txn) appendChunked(m *Meta, n *StreamNode, ord uint64, e StreamID, fv [][]byte) error {
 	var kb [DataPrefixLen + 21]byte
-	k := streamChunkKey(kb[:0], m.ID, n.Master, ord/streamChunkLen)
+	per := n.chunkLen()
+	k := streamChunkKey(kb[:0], m.ID, n.Master, ord/per)
 	var rec []byte
 	switch {
-	case ord%streamChunkLen == 0:
+	case ord%per == 0:
 		t.flushChunk()
 		rec = t.xbuf[:0]
 		if n.Tagged {
