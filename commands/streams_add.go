@@ -159,8 +159,9 @@ func cmdXAdd(c *Ctx) {
 		return
 	}
 	key := c.Args[1]
-	m, ok := streamMeta(c, key)
-	if !ok {
+	m, err := c.Txn.PeekStreamMeta(key)
+	if err != nil {
+		c.Fail(err)
 		return
 	}
 	if m == nil {

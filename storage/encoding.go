@@ -147,7 +147,10 @@ func decodeMeta(b []byte, m *Meta) error { return decodeMetaOf(b, m, true) }
 
 // decodeMetaOf is decodeMeta; without stream, a stream's state (m.X) is left out, for a
 // reader that needs only the key's type, object and expiry.
-func decodeMetaOf(b []byte, m *Meta, stream bool) error {
+func decodeMetaOf(b []byte, m *Meta, stream bool) error { return decodeMetaX(b, m, stream, nil) }
+
+// decodeMetaX is decodeMetaOf decoding a stream's state into x (nil: a new one).
+func decodeMetaX(b []byte, m *Meta, stream bool, x *StreamMeta) error {
 	if len(b) < metaHeader || b[0] != metaVersion {
 		return errCorrupt
 	}
@@ -186,7 +189,11 @@ func decodeMetaOf(b []byte, m *Meta, stream bool) error {
 		if !stream {
 			break
 		}
-		m.X = new(StreamMeta)
+		if x == nil {
+			x = new(StreamMeta)
+		}
+		*x = StreamMeta{}
+		m.X = x
 		if !m.X.decode(rest[16:]) {
 			return errCorrupt
 		}

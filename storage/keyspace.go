@@ -25,6 +25,9 @@ func (t *Txn) rawMetaOf(phys uint32, key []byte, m *Meta, stream bool) (bool, er
 	if err != nil || !ok {
 		return false, err
 	}
+	if stream && t.xpeek {
+		return true, decodeMetaX(v, m, true, &t.pxmeta)
+	}
 	return true, decodeMetaOf(v, m, stream)
 }
 
@@ -76,6 +79,22 @@ func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 // is done with one key's metadata before it looks up the next (GET, INCR): the result is
 // valid until t's next PeekMeta or its release.
 func (t *Txn) PeekMeta(key []byte) (*Meta, error) { return t.getMetaInto(t.db, key, &t.pmeta) }
+
+// PeekStreamMeta is StreamMetaOf decoding into a Meta and a StreamMeta of t's own, as PeekMeta,
+// for XADD, which looks up no other key's metadata: the result is valid until t's next
+// PeekStreamMeta or its release.
+func (t *Txn) PeekStreamMeta(key []byte) (*Meta, error) {
+	t.xpeek = true
+	m, err := t.getMetaInto(t.db, key, &t.pmeta)
+	t.xpeek = false
+	if err != nil || m == nil {
+		return nil, err
+	}
+	if m.Type != TypeStream {
+		return nil, ErrWrongType
+	}
+	return m, nil
+}
 
 // GetMeta is GetMetaIn for t's database.
 func (t *Txn) GetMeta(key []byte) (*Meta, error) { return t.GetMetaIn(t.db, key) }

@@ -41,10 +41,12 @@ type Txn struct {
 	gbuf    []byte // values read from the pending groups (group.go), kept until release
 	kbuf    []byte // scratch for keys and values being written (the batch copies them)
 	vbuf    []byte
-	oldMeta Meta      // scratch for the metadata a write replaces
-	lmeta   Meta      // scratch for the metadata of the list a push or a pop works on (endMeta)
-	pmeta   Meta      // scratch for PeekMeta's result
-	pops    [1][]byte // room for the element ListPop returns when it pops one
+	oldMeta Meta       // scratch for the metadata a write replaces
+	lmeta   Meta       // scratch for the metadata of the list a push or a pop works on (endMeta)
+	pmeta   Meta       // scratch for PeekMeta's result
+	pxmeta  StreamMeta // scratch for PeekStreamMeta's stream state
+	xpeek   bool       // the metadata being read decodes into pxmeta
+	pops    [1][]byte  // room for the element ListPop returns when it pops one
 	done    bool
 
 	overOff int // bytes of the batch already indexed in over
