@@ -11,8 +11,9 @@ import (
 //
 // A node's entries live in chunks, one record each (sub-key streamChunk, the node's master ID,
 // the chunk's number). While the node is the tail, where XADD appends, the entry added k-th to
-// it goes in chunk k/streamChunkLen, so that an XADD rewrites a chunk of a few entries, a few
-// hundred bytes, as a list push rewrites its node. When the next node starts, the closed node's
+// it goes in chunk k/chunkLen (8 entries, 32 in a tagged node, whose tail chunks are compact:
+// stream_compact.go), so that an XADD rewrites a chunk of a few hundred bytes, as a list push
+// rewrites its node. When the next node starts, the closed node's
 // chunks are merged into its chunk 0 (unless that would pass streamPackMax), so that XRANGE of a
 // closed node is one point read, which the data cache serves. A chunk holds its live entries in
 // order, each as its ID (16 bytes), then the length and bytes of its reply in RESP: the array of
