@@ -113,11 +113,30 @@ var errCompact = fmt.Errorf("%w: compact stream chunk", errCorrupt)
 // compactFirst returns the field names of the first entry of compact chunk c (without its
 // tag), appended to dst.
 func compactFirst(c []byte, dst [][]byte) ([][]byte, error) {
-	r := compactReader{p: c, first: dst[:0]}
-	if _, _, err := r.next(); err != nil {
-		return nil, err
+	p := c
+	var hdr uint64
+	for i := 0; i < 3; i++ { // the ID's two numbers, then the header
+		v, w := binary.Uvarint(p)
+		if w <= 0 {
+			return nil, errCompact
+		}
+		hdr, p = v, p[w:]
 	}
-	return r.first, nil
+	items := hdr >> 1
+	if hdr&1 == 1 || items == 0 || items%2 != 0 || items > uint64(len(p)) {
+		return nil, errCompact
+	}
+	for i := uint64(0); i < items; i++ {
+		l, w := binary.Uvarint(p)
+		if w <= 0 || l > uint64(len(p)-w) {
+			return nil, errCompact
+		}
+		if i%2 == 0 {
+			dst = append(dst, p[w:w+int(l)])
+		}
+		p = p[w+int(l):]
+	}
+	return dst, nil
 }
 
 // compactToPacked appends the packed form of compact chunk c (without its tag) of the node
