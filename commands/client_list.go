@@ -32,7 +32,13 @@ func clientLine(ci *ClientInfo, now time.Time) string {
 	b.WriteString(ci.Flags)
 	b.WriteString(" db=")
 	b.WriteString(strconv.Itoa(ci.DB))
-	b.WriteString(" sub=0 psub=0 ssub=0 multi=-1 qbuf=")
+	b.WriteString(" sub=")
+	b.WriteString(strconv.Itoa(ci.Subs[SubChannel]))
+	b.WriteString(" psub=")
+	b.WriteString(strconv.Itoa(ci.Subs[SubPattern]))
+	b.WriteString(" ssub=")
+	b.WriteString(strconv.Itoa(ci.Subs[SubShard]))
+	b.WriteString(" multi=-1 qbuf=")
 	b.WriteString(strconv.Itoa(ci.QueryBuf))
 	b.WriteString(" qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=")
 	b.WriteString(ci.LastCmd)
@@ -88,7 +94,7 @@ func clientInfo(c *Ctx) {
 	c.W.Verbatim(clientLine(&ci, time.Now()) + "\n")
 }
 
-// clientType checks a CLIENT LIST / KILL type name; Strata has only normal clients.
+// clientType checks a CLIENT LIST / KILL type name.
 func clientType(c *Ctx, name string) (string, bool) {
 	t := strings.ToLower(name)
 	switch t {

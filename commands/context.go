@@ -88,17 +88,21 @@ type ClientInfo struct {
 	Flags      string // Redis's flags letters: "N" for none
 	QueryBuf   int    // bytes in the query buffer: for the calling client, the request it runs
 	Redir      int64  // CLIENT TRACKING's redirect client ID, 0 for none, -1 when tracking is off
+	Subs       [3]int // subscriptions by SubKind: CLIENT LIST's sub, psub and ssub
 }
 
 // Type is the client's type for CLIENT LIST and CLIENT KILL TYPE: "master" for a replica's
-// master client (flag M), "replica" for a replica's link (flag S), else "normal" (subscribers
-// are not told apart yet).
+// master client (flag M), "replica" for a replica's link (flag S), "pubsub" for a client with
+// subscriptions (flag P, over RESP3 too, as in Redis 7.0), else "normal".
 func (ci *ClientInfo) Type() string {
 	if ci.Flags == "M" {
 		return "master"
 	}
 	if strings.Contains(ci.Flags, "S") {
 		return "replica"
+	}
+	if strings.Contains(ci.Flags, "P") {
+		return "pubsub"
 	}
 	return "normal"
 }

@@ -18,9 +18,12 @@ func Rewrite(path string, cfg *Config) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	known := map[string]Directive{}
-	for _, d := range Directives() {
-		known[d.Name] = d
+	known := map[string]string{} // a name or an alias in the file -> the directive's name
+	for _, d := range directives {
+		known[d.Name] = d.Name
+		if d.alias != "" {
+			known[d.alias] = d.Name // slaveof is rewritten as replicaof, as Redis does
+		}
 	}
 	written := map[string]bool{}
 	var out []string
@@ -38,8 +41,8 @@ func Rewrite(path string, cfg *Config) error {
 				out = append(out, line)
 				continue
 			}
-			name := strings.ToLower(fields[0])
-			if _, ok := known[name]; !ok {
+			name, ok := known[strings.ToLower(fields[0])]
+			if !ok {
 				out = append(out, line) // not ours: keep it as it is
 				continue
 			}
@@ -47,6 +50,9 @@ func Rewrite(path string, cfg *Config) error {
 				continue
 			}
 			written[name] = true
+			if name == "replicaof" && cfg.ReplicaOf == "" {
+				continue // a master: Redis drops the line rather than write an empty master
+			}
 			out = append(out, configLine(cfg, name))
 		}
 	}
@@ -103,7 +109,7 @@ func Rewrite(path string, cfg *Config) error {
 // configLine formats one directive line for the config file, quoting values that need it.
 func configLine(cfg *Config, name string) string {
 	v, _ := cfg.Get(name)
-	if name == "bind" || name == "replicaof" && v != "" { // several words, as Redis writes them
+	if name == "bind" || name == "replicaof" { // several words, as Redis writes them
 		return name + " " + v
 	}
 	return name + " " + configQuote(v)

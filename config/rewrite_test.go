@@ -82,3 +82,32 @@ func TestConfigQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteReplicaOf: a master's rewrite drops the replicaof line (and its old name slaveof)
+// instead of writing an empty master, as Redis does; a replica's rewrites the slaveof line as
+// replicaof in its place.
+func TestRewriteReplicaOf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "strata.conf")
+	for _, tc := range []struct{ master, file, want string }{
+		{"", "port 7000\nreplicaof 10.0.0.1 6379\n# end\n", "port 7000\n# end\n"},
+		{"", "slaveof 10.0.0.1 6379\nport 7000\n", "port 7000\n"},
+		{"10.0.0.2 6380", "slaveof 10.0.0.1 6379\nport 7000\n", "replicaof 10.0.0.2 6380\nport 7000\n"},
+	} {
+		if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := Default()
+		if err := cfg.LoadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Set("replicaof", strings.Fields(tc.master)); err != nil {
+			t.Fatal(err)
+		}
+		if err := Rewrite(path, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(path); string(data) != tc.want {
+			t.Errorf("master %q, file %q: rewritten as %q, want %q", tc.master, tc.file, data, tc.want)
+		}
+	}
+}

@@ -460,6 +460,7 @@ func (s *Server) Clients() []commands.ClientInfo {
 	out := make([]commands.ClientInfo, len(list))
 	for i, c := range list {
 		out[i] = c.info()
+		s.subscriptionInfo(c, &out[i]) // pubsub.go
 	}
 	if ci, ok := s.masterClientInfo(); ok { // replica.go: the master client, flag M
 		out = append(out, ci)

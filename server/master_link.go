@@ -107,12 +107,14 @@ func (l *replicaLink) stats(now time.Time) ReplicaLinkStats {
 	return ls
 }
 
-// goodReplicas counts the online replicas whose last ACK is at most maxLag seconds old.
+// goodReplicas counts the online replicas whose last ACK is at most maxLag seconds old, in the
+// whole seconds of INFO's lag, which min_slaves_good_slaves counts too: as in Redis, a replica
+// stays good until maxLag+1 seconds have passed.
 func (s *Server) goodReplicas(maxLag int64) int {
 	now := time.Now()
 	n := 0
 	for _, l := range s.linkedReplicas() {
-		if l.state.Load() == linkOnline && now.Sub(time.Unix(0, l.ackAt.Load())) <= time.Duration(maxLag)*time.Second {
+		if l.state.Load() == linkOnline && l.stats(now).Lag <= maxLag {
 			n++
 		}
 	}
@@ -128,7 +130,8 @@ type minReplicas struct {
 }
 
 // noReplicasRefusal is min-replicas-to-write's gate on a master: NOREPLICAS for a write while
-// fewer than that many replicas acknowledged within min-replicas-max-lag seconds.
+// fewer than that many replicas acknowledged within min-replicas-max-lag seconds. Either
+// directive at 0 turns it off, as in Redis.
 func (s *Server) noReplicasRefusal(write bool) string {
 	if !write || s.repl.replica.Load() != nil {
 		return ""
@@ -139,7 +142,7 @@ func (s *Server) noReplicasRefusal(write bool) string {
 		mr = &minReplicas{cfg: cfg, need: configInt(cfg, "min-replicas-to-write", 0), maxLag: configInt(cfg, "min-replicas-max-lag", 10)}
 		s.x.minReplicas.Store(mr)
 	}
-	if mr.need <= 0 {
+	if mr.need <= 0 || mr.maxLag <= 0 {
 		return ""
 	}
 	if int64(s.goodReplicas(mr.maxLag)) < mr.need {

@@ -46,6 +46,28 @@ type psState struct {
 
 func (p *psState) count() int { return p.n }
 
+// subscriptionInfo sets the subscription counts of c's CLIENT LIST line, and flag P (type
+// pubsub) on a client with any, as Redis 7.0 marks a subscriber, over RESP3 too, though that
+// one may run every command. The counts are read under the registry's lock, since c's own
+// goroutine changes them.
+func (s *Server) subscriptionInfo(c *client, ci *commands.ClientInfo) {
+	s.ps.mu.RLock()
+	n := 0
+	for k := range ci.Subs {
+		ci.Subs[k] = len(c.ps.subs[k])
+		n += ci.Subs[k]
+	}
+	s.ps.mu.RUnlock()
+	if n == 0 {
+		return
+	}
+	if ci.Flags == "N" {
+		ci.Flags = "P"
+	} else {
+		ci.Flags = "P" + ci.Flags // Redis's order: P before x, b, t and the rest
+	}
+}
+
 func (s *Server) setOutputLimit(cfg *config.Config) {
 	l := cfg.OutputLimits("pubsub")
 	s.ps.limit.Store(&l)

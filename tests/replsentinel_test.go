@@ -42,6 +42,7 @@ type node struct {
 	name string
 	bin  string
 	args []string
+	conf string // the configuration file of a server node
 }
 
 // startProcess runs bin with args, logs its output to the test, waits until port answers PING,
@@ -109,7 +110,9 @@ func startStrataNode(t *testing.T, bin, name string, extra ...string) *node {
 	if err := os.WriteFile(conf, []byte(text+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return startProcess(t, name, port, bin, conf)
+	n := startProcess(t, name, port, bin, conf)
+	n.conf = conf
+	return n
 }
 
 // startSentinel runs redis-sentinel monitoring master as "mymaster" with a quorum of 2.
@@ -194,7 +197,45 @@ func startRedisNode(t *testing.T, bin, name string, extra ...string) *node {
 	if err := os.WriteFile(conf, []byte(text+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return startProcess(t, name, port, bin, conf)
+	n := startProcess(t, name, port, bin, conf)
+	n.conf = conf
+	return n
+}
+
+// replicaOfInFile returns the words after replicaof in a configuration file, "" without one.
+func replicaOfInFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "replicaof" {
+			return strings.Join(f[1:], " ")
+		}
+	}
+	return ""
+}
+
+// sentinelReplicaPriorities returns the slave-priority of each replica SENTINEL REPLICAS
+// lists, by port.
+func sentinelReplicaPriorities(t *testing.T, s *node) map[string]string {
+	t.Helper()
+	c := testutil.Connect(t, s.addr)
+	defer c.Close()
+	r, err := c.Do("SENTINEL", "REPLICAS", "mymaster")
+	if err != nil || r.IsError() {
+		t.Fatalf("SENTINEL REPLICAS: %v %v", r, err)
+	}
+	out := map[string]string{}
+	for _, rep := range r.Elems {
+		m := map[string]string{}
+		for i := 0; i+1 < len(rep.Elems); i += 2 {
+			m[rep.Elems[i].Str] = rep.Elems[i+1].Str
+		}
+		out[m["port"]] = m["slave-priority"]
+	}
+	return out
 }
 
 // sentinelFailover runs the failover scenario on nodes that start starts. With strict, a write
@@ -220,6 +261,14 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 			return m["num-slaves"] == "2" && m["num-other-sentinels"] == "2" && m["flags"] == "master"
 		})
 	}
+	// Sentinel reads each replica's priority from its INFO; the lower one, replica2's, is the
+	// replica it must promote (both are in sync and linked).
+	want := map[string]string{strconv.Itoa(replicas[0].port): "100", strconv.Itoa(replicas[1].port): "90"}
+	var prios map[string]string
+	waitFor(t, "SENTINEL REPLICAS showing the replicas' priorities", func() bool {
+		prios = sentinelReplicaPriorities(t, sentinels[0])
+		return fmt.Sprint(prios) == fmt.Sprint(want)
+	})
 
 	// Both replicas past their first full synchronisation before the writer starts (the
 	// master lists a replica as soon as it connects).
@@ -284,6 +333,9 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 		}
 	}
 	t.Logf("failover: %v from SIGKILL to a sentinel naming the new master", time.Since(killed))
+	if promoted != replicas[1] {
+		t.Errorf("Sentinel promoted the replica of priority %s, not the one of priority 90", prios[strconv.Itoa(promoted.port)])
+	}
 	var other *node
 	for _, r := range replicas {
 		if r != promoted {
@@ -297,6 +349,13 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 	waitFor(t, "the other replica following the new master", func() bool {
 		info := infoReplication(t, oc, "replication")
 		return info["master_port"] == strconv.Itoa(promoted.port) && info["master_link_status"] == "up"
+	})
+	// Sentinel sends CONFIG REWRITE after each REPLICAOF: the files name the new roles.
+	waitFor(t, "the other replica's file naming the new master", func() bool {
+		return replicaOfInFile(t, other.conf) == "127.0.0.1 "+strconv.Itoa(promoted.port)
+	})
+	waitFor(t, "the promoted replica's file naming no master", func() bool {
+		return replicaOfInFile(t, promoted.conf) == ""
 	})
 	waitFor(t, "the writer resuming", func() bool { return count() >= before+50 })
 	t.Logf("writer resumed %v after SIGKILL", time.Since(killed))

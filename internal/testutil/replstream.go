@@ -125,8 +125,7 @@ func (r *StreamRecorder) WaitFor(d time.Duration, match func(Propagated) bool) (
 	}
 }
 
-// AttachReplica connects to the redis-server at addr as a replica (REPLCONF capa eof capa
-// psync2, PSYNC ? -1), skips the RDB of the full sync and records the command stream that
+// AttachReplica connects to the redis-server at addr as a replica (RawReplica), and records the command stream that
 // follows until the test ends. It sets repl-diskless-sync-delay to 0 on the server first, so
 // the sync starts at once.
 func AttachReplica(t testing.TB, addr string) *StreamRecorder {
@@ -135,31 +134,7 @@ func AttachReplica(t testing.TB, addr string) *StreamRecorder {
 	if r, err := admin.Do("CONFIG", "SET", "repl-diskless-sync-delay", "0"); err != nil || r.IsError() {
 		t.Fatalf("CONFIG SET repl-diskless-sync-delay: %v %v", r, err)
 	}
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	br := bufio.NewReader(nc)
-	nc.SetDeadline(time.Now().Add(20 * time.Second))
-	for _, cmd := range [][]string{{"PING"}, {"REPLCONF", "capa", "eof", "capa", "psync2"}} {
-		if _, err := nc.Write(EncodeCommand(cmd...)); err != nil {
-			t.Fatalf("replica handshake %v: %v", cmd, err)
-		}
-		if r, err := ReadReply(br); err != nil || r.IsError() {
-			t.Fatalf("replica handshake %v: %v %v", cmd, r, err)
-		}
-	}
-	if _, err := nc.Write(EncodeCommand("PSYNC", "?", "-1")); err != nil {
-		t.Fatalf("PSYNC: %v", err)
-	}
-	if r, err := ReadReply(br); err != nil || !strings.HasPrefix(r.Str, "FULLRESYNC") {
-		t.Fatalf("PSYNC: %v %v", r, err)
-	}
-	if err := skipRDB(br); err != nil {
-		t.Fatalf("full sync payload: %v", err)
-	}
-	nc.SetDeadline(time.Time{})
+	nc, br, _ := RawReplica(t, addr)
 	rec := NewStreamRecorder()
 	go rec.readStream(br)
 	// After a diskless payload the master starts the command stream on the first ACK that
@@ -194,6 +169,44 @@ func AttachReplica(t testing.TB, addr string) *StreamRecorder {
 		}
 	}
 	return rec
+}
+
+// RawReplica connects to the master at addr as a replica does (REPLCONF listening-port, capa
+// eof capa psync2, PSYNC ? -1) and reads past the payload of the full sync. It returns the
+// connection, closed when the test ends, its reader at the start of the command stream, and
+// the offset FULLRESYNC named. The caller sends the ACKs.
+func RawReplica(t testing.TB, addr string) (net.Conn, *bufio.Reader, int64) {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	br := bufio.NewReader(nc)
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	port := strconv.Itoa(nc.LocalAddr().(*net.TCPAddr).Port)
+	for _, cmd := range [][]string{{"PING"}, {"REPLCONF", "listening-port", port}, {"REPLCONF", "capa", "eof", "capa", "psync2"}} {
+		if _, err := nc.Write(EncodeCommand(cmd...)); err != nil {
+			t.Fatalf("replica handshake %v: %v", cmd, err)
+		}
+		if r, err := ReadReply(br); err != nil || r.IsError() {
+			t.Fatalf("replica handshake %v: %v %v", cmd, r, err)
+		}
+	}
+	if _, err := nc.Write(EncodeCommand("PSYNC", "?", "-1")); err != nil {
+		t.Fatalf("PSYNC: %v", err)
+	}
+	r, err := ReadReply(br)
+	f := strings.Fields(r.Str)
+	if err != nil || len(f) != 3 || f[0] != "FULLRESYNC" {
+		t.Fatalf("PSYNC: %v %v", r, err)
+	}
+	offset, _ := strconv.ParseInt(f[2], 10, 64)
+	if err := skipRDB(br); err != nil {
+		t.Fatalf("full sync payload: %v", err)
+	}
+	nc.SetDeadline(time.Time{})
+	return nc, br, offset
 }
 
 // skipRDB reads past the RDB payload of a full sync: "$<len>\r\n" and len bytes, or the
