@@ -12,8 +12,8 @@ import (
 
 // TestReplicationRandom runs TestRandomDiff's random command mix (every data type, expiries,
 // streams) on a master and compares the master's and the replica's keyspaces key by key once
-// their offsets match: a Strata replica of a redis-server master, and a redis-server replica of
-// a Strata master. STRATA_RANDOMDIFF_SEED sets the seed, STRATA_RANDOMDIFF_N the number of
+// their offsets match, in databases 0 and 1: a Strata replica of a redis-server master, a
+// redis-server replica of a Strata master and a Strata replica of a Strata master. STRATA_RANDOMDIFF_SEED sets the seed, STRATA_RANDOMDIFF_N the number of
 // commands.
 func TestReplicationRandom(t *testing.T) {
 	n, seed := randomMixSize(t, 3000)
@@ -31,6 +31,11 @@ func TestReplicationRandom(t *testing.T) {
 			host, port, _ := net.SplitHostPort(master.Addr)
 			return master, testutil.StartRedis(t, "--replicaof", host, port)
 		}},
+		{"strata-replica-of-strata", func(t *testing.T) (*testutil.Instance, *testutil.Instance) {
+			master := testutil.StartStrata(t)
+			host, port, _ := net.SplitHostPort(master.Addr)
+			return master, testutil.StartStrata(t, func(c *config.Config) { c.ReplicaOf = host + " " + port })
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -45,23 +50,26 @@ func TestReplicationRandom(t *testing.T) {
 				}
 			}
 			waitInSync(t, mc, rc)
-			want, got := dumpKeyspace(t, master, 0), dumpKeyspace(t, replica, 0)
-			if len(want) == 0 {
-				t.Fatal("the master has no keys")
-			}
-			for k, w := range want {
-				switch g, ok := got[k]; {
-				case !ok:
-					t.Errorf("key %q missing on the replica (seed %d)", k, seed)
-				case g.typ != w.typ || g.val != w.val:
-					t.Errorf("key %q (seed %d): replica %s %.300s, master %s %.300s", k, seed, g.typ, g.val, w.typ, w.val)
-				case (w.ttl < 0) != (g.ttl < 0) || (w.ttl-g.ttl).Abs() > time.Second:
-					t.Errorf("key %q (seed %d): replica TTL %v, master %v", k, seed, g.ttl, w.ttl)
+			// The mix's SWAPDB 0 1 moves keys to database 1: both are compared.
+			for db := range 2 {
+				want, got := dumpKeyspace(t, master, db), dumpKeyspace(t, replica, db)
+				if db == 0 && len(want) == 0 {
+					t.Fatal("the master has no keys")
 				}
-			}
-			for k := range got {
-				if _, ok := want[k]; !ok {
-					t.Errorf("key %q only on the replica (seed %d)", k, seed)
+				for k, w := range want {
+					switch g, ok := got[k]; {
+					case !ok:
+						t.Errorf("db %d: key %q missing on the replica (seed %d)", db, k, seed)
+					case g.typ != w.typ || g.val != w.val:
+						t.Errorf("db %d: key %q (seed %d): replica %s %.300s, master %s %.300s", db, k, seed, g.typ, g.val, w.typ, w.val)
+					case (w.ttl < 0) != (g.ttl < 0) || (w.ttl-g.ttl).Abs() > time.Second:
+						t.Errorf("db %d: key %q (seed %d): replica TTL %v, master %v", db, k, seed, g.ttl, w.ttl)
+					}
+				}
+				for k := range got {
+					if _, ok := want[k]; !ok {
+						t.Errorf("db %d: key %q only on the replica (seed %d)", db, k, seed)
+					}
 				}
 			}
 		})
