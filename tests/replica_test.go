@@ -406,6 +406,19 @@ func TestReplicaInfoFields(t *testing.T) {
 	if r, _ := mc.Do("ROLE"); len(r.Elems) != 3 || r.Elems[0].Str != "master" || len(r.Elems[2].Elems) != 2 {
 		t.Errorf("master ROLE %v", r)
 	}
+	// With nothing written, only the replica's REPLCONF ACK once a second keeps the lag the
+	// master shows (the seconds since its last ACK) at 0 or 1.
+	for i := 0; i < 4; i++ {
+		time.Sleep(time.Second)
+		m := infoReplication(t, mc, "replication")
+		line := m["slave0"]
+		if !strings.Contains(line, "port=4242") {
+			line = m["slave1"]
+		}
+		if !strings.Contains(line, "lag=0") && !strings.Contains(line, "lag=1") {
+			t.Fatalf("an idle Strata replica's lag on the master: %q", line)
+		}
+	}
 }
 
 // TestReplicaStaleDuringSync: while a slow snapshot is being loaded, a replica serves the
