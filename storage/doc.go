@@ -11,8 +11,11 @@
 //	                             (a small hash, set or sorted set packed in one record with an
 //	                             empty subkey: packed.go; a list's nodes by the index of their
 //	                             first element, the head node by the metadata's First: listnode.go;
-//	                             a stream's entries by 16-byte ID, its listpack nodes, consumer
-//	                             groups, pending entries and consumers: stream.go, stream_group.go)
+//	                             a stream's nodes by master ID, their entries in chunk records
+//	                             (compact in the tail, packed when the node closes; records by
+//	                             16-byte ID in older nodes), consumer groups, pending entries and
+//	                             consumers: stream.go, stream_node.go, stream_compact.go,
+//	                             stream_group.go)
 //	'e' expireAt(8) phys(4) key  expiry index ordered by time, walked by the active-expiry cycle
 //	'g' seq(8)                   garbage queue: object IDs and whole databases to reclaim
 //
