@@ -83,7 +83,7 @@ EOF
 sync_time() {
 	local mport=$1 kind=$2
 	start "$kind" "replica-$kind-$RANDOM"
-	local rport=$started_port
+	local rport=$started_port rpid=${pids[-1]}
 	local out0
 	out0=$(redis-cli -p "$mport" info stats | tr -d '\r' | grep "^total_net_repl_output_bytes:" | cut -d: -f2)
 	local t0
@@ -101,6 +101,7 @@ sync_time() {
 	out1=$(redis-cli -p "$mport" info stats | tr -d '\r' | grep "^total_net_repl_output_bytes:" | cut -d: -f2)
 	awk -v a="$t0" -v b="$t1" -v bytes=$((out1 - out0)) 'BEGIN { printf "%.2f s, %.0f MB sent, %.1f MB/s\n", b - a, bytes / 1e6, bytes / 1e6 / (b - a) }'
 	redis-cli -p $rport shutdown nosave >/dev/null 2>&1 || true
+	wait "$rpid" 2>/dev/null || true # its files are gone only once it has exited
 	rm -rf "$work"/replica-"$kind"-*
 }
 
