@@ -63,23 +63,11 @@ func (r *compactReader) next() (e StreamID, ok bool, err error) {
 	if len(r.p) == 0 {
 		return e, false, nil
 	}
-	msd, a := binary.Uvarint(r.p)
-	seq, b := binary.Uvarint(r.p[max(a, 0):])
-	if a <= 0 || b <= 0 {
-		return e, false, errCompact
+	msd, seq, items, same, p, err := compactHead(r.p)
+	if err != nil {
+		return e, false, err
 	}
-	p := r.p[a+b:]
-	hdr, c := binary.Uvarint(p)
-	items, same := hdr>>1, hdr&1 == 1
-	stored := items
-	if same {
-		stored /= 2
-	}
-	if c <= 0 || stored > uint64(len(p)) || items%2 != 0 || items == 0 {
-		return e, false, errCompact
-	}
-	p = p[c:]
-	if same && (r.n == 0 || uint64(len(r.first))*2 != items) {
+	if same && (r.n == 0 || uint64(len(r.first))*2 != items) || msd > ^uint64(0)-r.master.Ms {
 		return e, false, errCompact
 	}
 	r.fv = r.fv[:0]
@@ -88,12 +76,11 @@ func (r *compactReader) next() (e StreamID, ok bool, err error) {
 			r.fv = append(r.fv, r.first[i/2])
 			continue
 		}
-		l, w := binary.Uvarint(p)
-		if w <= 0 || l > uint64(len(p)-w) {
+		var f []byte
+		if f, p, ok = compactString(p); !ok {
 			return e, false, errCompact
 		}
-		r.fv = append(r.fv, p[w:w+int(l)])
-		p = p[w+int(l):]
+		r.fv = append(r.fv, f)
 	}
 	if r.n == 0 {
 		for i := 0; i < int(items); i += 2 {
@@ -102,39 +89,60 @@ func (r *compactReader) next() (e StreamID, ok bool, err error) {
 	}
 	r.n++
 	r.p = p
-	if msd > ^uint64(0)-r.master.Ms {
-		return e, false, errCompact
-	}
 	return StreamID{r.master.Ms + msd, seq}, true, nil
 }
 
 var errCompact = fmt.Errorf("%w: compact stream chunk", errCorrupt)
 
-// compactFirst returns the field names of the first entry of compact chunk c (without its
-// tag), appended to dst.
-func compactFirst(c []byte, dst [][]byte) ([][]byte, error) {
-	p := c
-	var hdr uint64
-	for i := 0; i < 3; i++ { // the ID's two numbers, then the header
-		v, w := binary.Uvarint(p)
+// compactHead reads the head of the compact entry at the start of p: its ID's offsets, the
+// number of its fields and values, whether its names are the chunk's first entry's, and the
+// bytes after the head.
+func compactHead(p []byte) (msd, seq, items uint64, same bool, rest []byte, err error) {
+	var v [3]uint64
+	for i := range v {
+		x, w := binary.Uvarint(p)
 		if w <= 0 {
-			return nil, errCompact
+			return 0, 0, 0, false, nil, errCompact
 		}
-		hdr, p = v, p[w:]
+		v[i], p = x, p[w:]
 	}
-	items := hdr >> 1
-	if hdr&1 == 1 || items == 0 || items%2 != 0 || items > uint64(len(p)) {
+	items, same = v[2]>>1, v[2]&1 == 1
+	stored := items // strings that follow: each takes at least its length byte
+	if same {
+		stored /= 2
+	}
+	if items == 0 || items%2 != 0 || stored > uint64(len(p)) {
+		return 0, 0, 0, false, nil, errCompact
+	}
+	return v[0], v[1], items, same, p, nil
+}
+
+// compactString splits the string (uvarint length, bytes) at the start of p off the rest.
+func compactString(p []byte) (s, rest []byte, ok bool) {
+	l, w := binary.Uvarint(p)
+	if w <= 0 || l > uint64(len(p)-w) {
+		return nil, nil, false
+	}
+	return p[w : w+int(l)], p[w+int(l):], true
+}
+
+// compactFirst returns the field names of the first entry of compact chunk c (without its
+// tag), appended to dst. It is the reader's first step without building the fields, since
+// XADD calls it for every append.
+func compactFirst(c []byte, dst [][]byte) ([][]byte, error) {
+	_, _, items, same, p, err := compactHead(c)
+	if err != nil || same {
 		return nil, errCompact
 	}
 	for i := uint64(0); i < items; i++ {
-		l, w := binary.Uvarint(p)
-		if w <= 0 || l > uint64(len(p)-w) {
+		var f []byte
+		var ok bool
+		if f, p, ok = compactString(p); !ok {
 			return nil, errCompact
 		}
 		if i%2 == 0 {
-			dst = append(dst, p[w:w+int(l)])
+			dst = append(dst, f)
 		}
-		p = p[w+int(l):]
 	}
 	return dst, nil
 }

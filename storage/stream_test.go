@@ -418,3 +418,66 @@ func TestStreamAppendAfterMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCompactChunkDamage reads a compact chunk back, then every truncation of it and every
+// single-byte change: each read ends in the chunk's entries or an error, never a panic or an
+// entry outside the node.
+func TestCompactChunkDamage(t *testing.T) {
+	master := StreamID{1000, 0}
+	var c []byte
+	var first [][]byte
+	var want []StreamID
+	for i := uint64(0); i < 6; i++ {
+		id := StreamID{master.Ms + i*7, i % 2}
+		fv := modelFields(id)
+		c = appendCompact(c, master, id, fv, first)
+		if first == nil {
+			first = [][]byte{fv[0]}
+		}
+		want = append(want, id)
+	}
+	p, err := compactToPacked(nil, master, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []StreamID
+	for q := p; len(q) > 0; {
+		id, resp, rest, ok := nextPacked(q)
+		if !ok {
+			t.Fatal("packed form unreadable")
+		}
+		if w := string(AppendStreamEntry(nil, id, modelFields(id))); string(resp) != w {
+			t.Fatalf("entry %s: %q, want %q", id, resp, w)
+		}
+		got, q = append(got, id), rest
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("entries %v, want %v", got, want)
+	}
+	check := func(b []byte) {
+		out, err := compactToPacked(nil, master, b)
+		if err != nil {
+			return
+		}
+		for q := out; len(q) > 0; {
+			id, _, rest, ok := nextPacked(q)
+			if !ok || id.Cmp(master) < 0 {
+				t.Fatalf("damaged chunk %x read as %x", b, out)
+			}
+			q = rest
+		}
+	}
+	for n := range c {
+		check(c[:n])
+	}
+	for i := range c {
+		for _, v := range []byte{0, 0x7f, 0x80, 0xff} {
+			b := append([]byte(nil), c...)
+			b[i] = v
+			check(b)
+		}
+	}
+	if _, err := compactFirst(c[:3], nil); err == nil {
+		t.Fatal("a truncated first entry gave field names")
+	}
+}
