@@ -15,9 +15,6 @@ import (
 // TestWriteKeyspaceStreamsValueLogStrings: the RDB of a store holding one 64 MB value-log
 // string is written with far less memory than the value, and holds the value.
 func TestWriteKeyspaceStreamsValueLogStrings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 128 MB")
-	}
 	const size = 64 << 20
 	s, err := storage.Open(storage.Options{Dir: t.TempDir(), Databases: 1, DisableBackgrnd: true,
 		LargeValueThreshold: 64 << 10})
