@@ -14,7 +14,7 @@ type benchEnv struct{ cfg *config.Config }
 func (e benchEnv) Config() *config.Config { return e.cfg }
 
 // benchCtx returns a dispatcher context over a fresh store, as the server builds one per command.
-func benchCtx(b *testing.B) (*Ctx, func(args ...[]byte)) {
+func benchCtx(b testing.TB) (*Ctx, func(args ...[]byte)) {
 	st, err := storage.Open(storage.Options{Dir: b.TempDir(), DisableBackgrnd: true, KeyCache: 64 << 20})
 	if err != nil {
 		b.Fatal(err)

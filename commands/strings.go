@@ -156,7 +156,9 @@ func cmdSet(c *Ctx) {
 		}
 	}
 	key := c.Args[1]
-	m, err := c.Txn.GetMeta(key)
+	// The old metadata is done with (GET's reply, KEEPTTL) before the write, so the
+	// transaction's own Meta holds it: no allocation per SET.
+	m, err := c.Txn.PeekMeta(key)
 	if err != nil {
 		c.Fail(err)
 		return
