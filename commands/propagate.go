@@ -155,8 +155,10 @@ func (l *EffectLog) AddCopy(db int, sub *Ctx, t *storage.Txn, m storage.TxnMark)
 
 // SendOnCommit hands the recorded effects to send once t commits: alone when there is one,
 // wrapped in MULTI/EXEC when there are several, as Redis 7.0 propagates a transaction or a
-// script. A database change inside the block is a SELECT, and the block ends back in the
-// database it started in, so that the receiver's idea of the stream's database stays right.
+// script. A database change inside the block is a SELECT, and the stream stays in the last
+// database selected, as in Redis (the receiver follows the SELECTs it sends). When t staged
+// no write (a transaction or script that only published), nothing orders the effects
+// against other writes and they go at once.
 func (l *EffectLog) SendOnCommit(t *storage.Txn, send func(db int, effects [][][]byte)) {
 	if send == nil || len(l.cmds) == 0 {
 		return
@@ -175,11 +177,12 @@ func (l *EffectLog) SendOnCommit(t *storage.Txn, send func(db int, effects [][][
 		}
 		out = append(out, argv)
 	}
-	if cur != first {
-		out = append(out, [][]byte{verbSelect, numArg(int64(first))})
-	}
 	if wrap {
 		out = append(out, [][]byte{verbExec})
+	}
+	if t.Writes() == 0 {
+		send(first, out)
+		return
 	}
 	t.OnCommitted(func() { send(first, out) })
 }

@@ -116,8 +116,11 @@ func cmdScan(c *Ctx) {
 		examined++
 		k := it.Key()
 		last = append(last[:0], k...)
-		if it.Expired() ||
-			o.typeName != "" && !strings.EqualFold(o.typeName, it.Meta().Type.String()) ||
+		if it.Expired() {
+			c.Txn.NoteExpired(k) // deleted once the scan is done, as Redis's SCAN expires it
+			continue
+		}
+		if o.typeName != "" && !strings.EqualFold(o.typeName, it.Meta().Type.String()) ||
 			o.pattern != nil && !glob.Match(o.pattern, k, false) {
 			continue
 		}

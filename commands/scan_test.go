@@ -169,6 +169,16 @@ func TestScanPagesThroughEveryKeyOnce(t *testing.T) {
 	ksOK(t, s, 0, "SET", "gone", "v", "PX", "1")
 	time.Sleep(5 * time.Millisecond)
 
+	// COUNT bounds the keys examined per call; the expired key "gone" is examined first, not
+	// returned, and deleted (expired lazily, as Redis's SCAN expires the keys it meets).
+	r := ksOK(t, s, 0, "SCAN", "0", "COUNT", "10")
+	if len(r.Elems[1].Elems) != 9 || r.Elems[0].Str == "0" {
+		t.Fatalf("COUNT 10: %v", r)
+	}
+	if r := ksOK(t, s, 0, "DBSIZE"); r.Int != 1001 {
+		t.Fatalf("DBSIZE after SCAN met the expired key: %v", r)
+	}
+
 	got, calls := ksScanAll(t, s, 0, "SCAN", "", "COUNT", "7")
 	if len(got) != 1001 || calls < 1001/7 {
 		t.Fatalf("%d keys in %d calls", len(got), calls)
@@ -191,12 +201,6 @@ func TestScanPagesThroughEveryKeyOnce(t *testing.T) {
 	got, _ = ksScanAll(t, s, 0, "SCAN", "", "TYPE", "hash", "COUNT", "100")
 	if fmt.Sprint(got) != "[h]" {
 		t.Fatalf("TYPE hash: %v", got)
-	}
-	// COUNT bounds the keys examined per call; the expired key "gone" is examined first, and
-	// not returned.
-	r := ksOK(t, s, 0, "SCAN", "0", "COUNT", "10")
-	if len(r.Elems[1].Elems) != 9 || r.Elems[0].Str == "0" {
-		t.Fatalf("COUNT 10: %v", r)
 	}
 	// The last page ends with cursor 0 even when it is full.
 	got, calls = ksScanAll(t, s, 0, "SCAN", "", "COUNT", "1002") // 1001 live keys and "gone"

@@ -124,6 +124,13 @@ func (s *Server) feed(db int, effects [][][]byte) {
 	}
 	for _, argv := range effects {
 		b = replication.AppendCommand(b, argv)
+		if len(argv) == 2 && strings.EqualFold(string(argv[0]), "select") {
+			// A transaction's or script's block changed databases: the stream goes on in
+			// the last one.
+			if n, err := strconv.Atoi(string(argv[1])); err == nil {
+				r.m.lastDB = n
+			}
+		}
 	}
 	s.appendStream(b)
 	if cap(b) <= 64<<10 {

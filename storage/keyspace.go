@@ -63,9 +63,7 @@ func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 			t.deleteExpired(db, phys, key, m)
 		} else {
 			t.misses++
-			if db == t.db && phys == t.s.dbmap[db] && len(t.lazy) < lazyMax {
-				t.lazy = append(t.lazy, append([]byte(nil), key...))
-			}
+			t.noteExpiredIn(db, phys, key)
 		}
 		return nil, nil
 	}
@@ -73,6 +71,17 @@ func (t *Txn) getMetaInto(db int, key []byte, m *Meta) (*Meta, error) {
 		t.hits++
 	}
 	return m, nil
+}
+
+// NoteExpired records that a read transaction found key expired while walking t's database
+// (SCAN, RANDOMKEY): it is deleted once the transaction ends, as a read's lazy expiry deletes
+// the keys it looks up.
+func (t *Txn) NoteExpired(key []byte) { t.noteExpiredIn(t.db, t.phys, key) }
+
+func (t *Txn) noteExpiredIn(db int, phys uint32, key []byte) {
+	if !t.write && db == t.db && phys == t.s.dbmap[db] && len(t.lazy) < lazyMax {
+		t.lazy = append(t.lazy, append([]byte(nil), key...))
+	}
 }
 
 // PeekMeta is GetMeta decoding into a Meta of t's own instead of a new one, for a command that

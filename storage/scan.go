@@ -112,6 +112,7 @@ func (t *Txn) RandomKey() ([]byte, error) {
 				k := append([]byte(nil), it.Key()[len(p):]...)
 				return k, it.Close()
 			}
+			t.NoteExpired(it.Key()[len(p):])
 		}
 		if err := it.Close(); err != nil {
 			return nil, err
@@ -136,6 +137,7 @@ func (t *Txn) randomKeyUniform(p, end []byte) ([]byte, error) {
 			return nil, err
 		}
 		if m.Expire != 0 && m.Expire <= t.now {
+			t.NoteExpired(it.Key()[len(p):])
 			continue
 		}
 		live++

@@ -359,6 +359,46 @@ exec
 multi
 eval "redis.call('incrbyfloat', KEYS[1], 1); return 1" 1 ms2
 exec
+multi
+publish ch m
+exec
+eval "redis.call('publish', 'ch', 'n'); return 1" 0
+multi
+select 4
+publish ch o
+set f 1
+exec
+set g 1
+`)
+}
+
+// TestPropagationScanExpiry: SCAN and RANDOMKEY delete the expired keys they meet, each with
+// a DEL of its own, as redis-server's do (with the active expiry cycle off on both; one
+// expired key for each scan and for RANDOMKEY: Redis's hash order is not Strata's).
+func TestPropagationScanExpiry(t *testing.T) {
+	p := &propagationPair{redis: testutil.StartRedis(t, "--enable-debug-command", "yes")}
+	p.strata = debugStrata(t, "yes")
+	p.redisRec = testutil.AttachReplica(t, p.redis.Addr)
+	p.strataRec = testutil.NewStreamRecorder()
+	p.strata.Server.SetPropagate(p.strataRec.Add)
+	for _, inst := range []*testutil.Instance{p.redis, p.strata} {
+		if r, err := testutil.Connect(t, inst.Addr).Do("DEBUG", "SET-ACTIVE-EXPIRE", "0"); err != nil || r.IsError() {
+			t.Fatalf("%s: DEBUG SET-ACTIVE-EXPIRE: %v %v", inst.Name, r, err)
+		}
+	}
+	runPropagation(t, p, `
+set foo1 bar px 1
+set live 1
+!sleep 20
+scan 0
+select 2
+set foo2 bar px 1
+!sleep 20
+scan 0 match foo*
+select 1
+set r1 bar px 1
+!sleep 20
+randomkey
 `)
 }
 
