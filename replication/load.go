@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-db/strata/commands"
 	"github.com/strata-db/strata/rdb"
+	"github.com/strata-db/strata/scripting"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -36,7 +37,8 @@ const (
 // committed in batches of a few hundred keys) and then puts it in place of the whole keyspace
 // at once, in one batch with the PointRecord of at, and tells h (Host.Replaced). Until then
 // clients read the data of before, with the point of before; a load that fails leaves both.
-// Nothing of the snapshot is held beyond one element. Module values are skipped and logged;
+// Nothing of the snapshot is held beyond one element and its function libraries, which
+// replace the store's once the keyspace is in place. Module values are skipped and logged;
 // keys of a database the store does not have are skipped too.
 func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
 	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
@@ -67,6 +69,7 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 		return err
 	}
 	db, keys, skipped := 0, 0, 0
+	var funcs []string
 	for {
 		rec, err := rr.Next()
 		if errors.Is(err, io.EOF) {
@@ -82,7 +85,7 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 			}
 			db = rec.DB
 		case rdb.RecordFunction:
-			log.Warn("function library in the master's snapshot not loaded")
+			funcs = append(funcs, string(rec.Payload))
 		case rdb.RecordKey:
 			if db >= st.Databases() || rec.Value.Kind == rdb.KindModule {
 				skipped++
@@ -116,6 +119,27 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 		return err
 	}
 	installed = true
+	loadFunctions(st, funcs, log)
 	h.Replaced()
 	return nil
+}
+
+// loadFunctions replaces the function libraries with those of the master's snapshot, as a
+// Redis replica's full synchronisation does: the libraries of before go, even when the
+// snapshot has none. A library that does not compile here is logged and left out.
+func loadFunctions(st *storage.Store, funcs []string, log *slog.Logger) {
+	e := scripting.For(st, commands.RedisVersion)
+	if len(funcs) == 0 && len(e.Libraries(st)) == 0 {
+		return
+	}
+	if err := e.FlushLibraries(st); err != nil {
+		log.Warn("function libraries not replaced by the master's", "err", err)
+		return
+	}
+	for _, code := range funcs {
+		name, msg, err := e.LoadLibrary(st, code, true)
+		if err != nil || msg != "" {
+			log.Warn("function library in the master's snapshot not loaded", "library", name, "reply", msg, "err", err)
+		}
+	}
 }

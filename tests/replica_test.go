@@ -529,3 +529,40 @@ func TestReplicaWritable(t *testing.T) {
 		t.Fatalf("slave_read_only:%s", v)
 	}
 }
+
+// TestReplicaLoadsFunctions: a full synchronisation replaces the replica's function libraries
+// with those of the master's snapshot, from a redis-server master and from a Strata one, as a
+// Redis replica's does; FUNCTION LOAD after it reaches the replica through the stream.
+func TestReplicaLoadsFunctions(t *testing.T) {
+	t.Parallel()
+	const lib = "#!lua name=mylib\nredis.register_function{function_name='hello', callback=function(keys, args) return 'hi ' .. args[1] end, flags={'no-writes'}}"
+	const lib2 = "#!lua name=lib2\nredis.register_function{function_name='two', callback=function() return 2 end, flags={'no-writes'}}"
+	const old = "#!lua name=old\nredis.register_function('oldf', function() return 0 end)"
+	for _, kind := range []string{"redis-server", "strata"} {
+		t.Run(kind, func(t *testing.T) {
+			var master *testutil.Instance
+			if kind == "redis-server" {
+				master = testutil.StartRedis(t, "--repl-diskless-sync-delay", "0")
+			} else {
+				master = testutil.StartStrata(t)
+			}
+			mc := dial(t, master)
+			mustDo(t, mc, `"mylib"`, "FUNCTION", "LOAD", lib)
+			mustDo(t, mc, "OK", "SET", "k", "v")
+			replica := testutil.StartStrata(t)
+			rc := dial(t, replica)
+			mustDo(t, rc, `"old"`, "FUNCTION", "LOAD", old)
+			replicaOf(t, rc, master)
+			waitInSync(t, mc, rc)
+			mustDo(t, rc, `"hi there"`, "FCALL_RO", "hello", "0", "there")
+			mustDo(t, rc, "(error) ERR Function not found", "FCALL", "oldf", "0")
+			mustDo(t, mc, `"lib2"`, "FUNCTION", "LOAD", lib2)
+			waitInSync(t, mc, rc)
+			mustDo(t, rc, "(integer) 2", "FCALL_RO", "two", "0")
+			r, err := rc.Do("FUNCTION", "LIST")
+			if err != nil || len(r.Elems) != 2 {
+				t.Fatalf("FUNCTION LIST on the replica: %v %v", r, err)
+			}
+		})
+	}
+}
