@@ -624,6 +624,7 @@ func (s *Server) ResetStats() {
 	s.stats.netOut.Store(0)
 	s.stats.rejected.Store(0)
 	s.store.Stats.ExpiredKeys.Store(0)
+	s.store.Stats.LazyFreed.Store(0)
 	s.store.ResetKeyspaceStats()
 }
 

@@ -324,7 +324,8 @@ func infoMemory(b *infoBuilder, s *Server, _ *Stats) {
 	if s.store.LevelDB().Stats(&ds) == nil {
 		b.kvi("leveldb_block_cache_used", int64(ds.BlockCacheSize))
 	}
-	b.kv("lazyfree_pending_objects", "0")
+	b.kvi("lazyfree_pending_objects", s.store.Stats.LazyPending.Load())
+	b.kvi("lazyfreed_objects", s.store.Stats.LazyFreed.Load())
 }
 
 func infoPersistence(b *infoBuilder, s *Server, _ *Stats) {

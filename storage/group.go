@@ -48,6 +48,7 @@ type groupCommit struct {
 	flushing *commitGroup  // being written; nil while no write is under way
 	busy     atomic.Bool   // pend or flushing is set
 	seq      uint64        // commits added, ever
+	pending  *atomic.Int64 // Stats.LazyPending
 	resolved atomic.Uint64 // every commit up to this number is written or lost
 	lost     []seqRange    // commits lost in failed writes (the latest few; older ones merged)
 	spare    struct {      // a retired group's batch, overlay and deltas, kept for the next group
@@ -64,6 +65,7 @@ type commitGroup struct {
 	iters   int      // iterators over mem taken (under groupCommit.mu): mem is not reused
 	deltas  []counterDelta
 	garbage bool
+	objs    int64         // objects its commits queued for the collector (Stats.LazyPending)
 	last    uint64        // the number of its latest commit
 	done    chan struct{} // closed once the group is written or has failed
 	err     error         // why the write failed; set before done is closed
@@ -108,9 +110,10 @@ func (gc *groupCommit) retire(g *commitGroup) {
 }
 
 // add appends the records of a committed batch (Batch.Dump) and its counter deltas to the
-// pending group and returns the group's size in bytes. The caller holds counterMu, so that
-// groups hold counter records in the order of the counters' updates.
-func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool) int {
+// pending group and returns the group's size in bytes; objs is the number of objects the batch
+// queues for the collector. The caller holds counterMu, so that groups hold counter records in
+// the order of the counters' updates.
+func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool, objs int64) int {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	g := gc.pend
@@ -130,6 +133,8 @@ func (gc *groupCommit) add(data []byte, deltas []counterDelta, garbage bool) int
 		g.addDelta(d)
 	}
 	g.garbage = g.garbage || garbage
+	g.objs += objs
+	gc.pending.Add(objs)
 	gc.seq++
 	g.last = gc.seq
 	return g.mem.size()
@@ -309,6 +314,7 @@ func (s *Store) writeGroup(g *commitGroup) {
 			s.keys[d.phys] -= d.keys
 			s.expires[d.phys] -= d.expires
 		}
+		gc.pending.Add(-f.objs)
 	}
 	gc.mu.Unlock()
 	s.counterMu.Unlock()

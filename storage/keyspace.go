@@ -211,6 +211,9 @@ func (t *Txn) queueGarbage(kind byte, id uint64) {
 	v = binary.BigEndian.AppendUint64(v, id)
 	t.put(garbageKey(seq), v)
 	t.garbage = true
+	if kind == garbageObject {
+		t.garbageObjs++
+	}
 }
 
 // NewID returns a fresh object ID for a new collection.

@@ -231,6 +231,9 @@ func (s *Store) Collect() (int64, error) {
 			switch {
 			case len(v) == 10 && v[1] == garbageObject:
 				n, err = s.reclaimRange(DataKey(nil, binary.BigEndian.Uint64(v[2:]), nil))
+				if err == nil {
+					s.lazyFreed(n)
+				}
 			case len(v) == 10 && v[1] == garbageDB:
 				n, err = s.reclaimDB(uint32(binary.BigEndian.Uint64(v[2:])))
 			}
@@ -249,6 +252,26 @@ func (s *Store) Collect() (int64, error) {
 				return total, nil
 			default:
 			}
+		}
+	}
+}
+
+// lazyfreeThreshold is the number of records above which a reclaimed object counts as lazily
+// freed: Redis frees an object in the background when freeing it takes more than 64
+// allocations (LAZYFREE_THRESHOLD), and a packed collection, one record here, never does.
+const lazyfreeThreshold = 64
+
+// lazyFreed counts an object whose n records the collector reclaimed.
+func (s *Store) lazyFreed(n int64) {
+	if n > lazyfreeThreshold {
+		s.Stats.LazyFreed.Add(1)
+	}
+	// Objects queued before the store opened, or by a format conversion, were never counted
+	// as pending: the count stays at 0 rather than below.
+	for {
+		p := s.Stats.LazyPending.Load()
+		if p <= 0 || s.Stats.LazyPending.CompareAndSwap(p, p-1) {
+			return
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/syndtr/goleveldb/leveldb"
 	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
@@ -270,4 +272,47 @@ func TestDBSizeExactUnderExpiryAndCollection(t *testing.T) {
 		t.Fatalf("after collection %d", k)
 	}
 	invCheck(t, s)
+}
+
+// TestLazyFreeCounts: a deleted collection is pending (Stats.LazyPending) from its commit until
+// the collector reclaims it, and counts as lazily freed (Stats.LazyFreed) when it had more than
+// lazyfreeThreshold records, as Redis counts the objects it frees in the background; a failed
+// commit group takes its objects back.
+func TestLazyFreeCounts(t *testing.T) {
+	s := openTest(t, false)
+	s.SetPackLimits(PackLimits{}) // a record a field
+	invFill(t, s, 0, "big", TypeHash, lazyfreeThreshold+1)
+	invFill(t, s, 0, "small", TypeHash, lazyfreeThreshold)
+	for _, k := range []string{"big", "small"} {
+		invTxn(t, s, 0, []string{k}, func(tx *Txn) error { _, err := tx.Delete([]byte(k)); return err })
+	}
+	if p, f := s.Stats.LazyPending.Load(), s.Stats.LazyFreed.Load(); p != 2 || f != 0 {
+		t.Fatalf("after the deletes: pending %d, freed %d", p, f)
+	}
+	if _, err := s.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	if p, f := s.Stats.LazyPending.Load(), s.Stats.LazyFreed.Load(); p != 0 || f != 1 {
+		t.Fatalf("after the collection: pending %d, freed %d", p, f)
+	}
+
+	invFill(t, s, 0, "lost", TypeHash, 10)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	groupWriteHook = func(*leveldb.Batch) error { return errors.New("injected") }
+	defer func() { groupWriteHook = nil }()
+	tx := s.Begin(0, [][]byte{[]byte("lost")}, true)
+	if _, err := tx.Delete([]byte("lost")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Flush() == nil {
+		t.Fatal("the injected write error was not reported")
+	}
+	if p := s.Stats.LazyPending.Load(); p != 0 {
+		t.Fatalf("pending %d after the group was lost", p)
+	}
 }

@@ -98,6 +98,13 @@ type Stats struct {
 	ExpiredKeys    atomic.Int64
 	ReclaimedKeys  atomic.Int64
 	GarbagePending atomic.Int64
+
+	// Deleted collections: those committed to the garbage queue and not yet reclaimed
+	// (LazyPending), and those reclaimed whose records numbered more than lazyfreeThreshold
+	// (LazyFreed), the objects Redis would have freed in the background (INFO's
+	// lazyfree_pending_objects and lazyfreed_objects).
+	LazyPending atomic.Int64
+	LazyFreed   atomic.Int64
 }
 
 // ErrUnknownFormat means the data directory was written by an incompatible layout version.
@@ -163,6 +170,7 @@ func Open(o Options) (*Store, error) {
 	s.fsync.set(o.Fsync)
 	s.ldb.Store(db)
 	s.access.init()
+	s.group.pending = &s.Stats.LazyPending
 	s.disk.stor, s.disk.lo = stor, lo
 	if stor.roErr != nil {
 		// No room to open for writing: read-only until diskLoop reopens it.

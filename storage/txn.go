@@ -33,21 +33,22 @@ type Txn struct {
 	now       int64
 	stripes   []uint16
 
-	batch   leveldb.Batch
-	over    map[string][]byte // pending writes: value prefixed by opPut, or opDel alone
-	deltas  []counterDelta
-	garbage bool
-	buf     []byte // scratch for keys being read
-	gbuf    []byte // values read from the pending groups (group.go), kept until release
-	kbuf    []byte // scratch for keys and values being written (the batch copies them)
-	vbuf    []byte
-	oldMeta Meta       // scratch for the metadata a write replaces
-	lmeta   Meta       // scratch for the metadata of the list a push or a pop works on (endMeta)
-	pmeta   Meta       // scratch for PeekMeta's result
-	pxmeta  StreamMeta // scratch for PeekStreamMeta's stream state
-	xpeek   bool       // the metadata being read decodes into pxmeta
-	pops    [1][]byte  // room for the element ListPop returns when it pops one
-	done    bool
+	batch       leveldb.Batch
+	over        map[string][]byte // pending writes: value prefixed by opPut, or opDel alone
+	deltas      []counterDelta
+	garbage     bool
+	garbageObjs int64  // objects queued for the collector (Stats.LazyPending once committed)
+	buf         []byte // scratch for keys being read
+	gbuf        []byte // values read from the pending groups (group.go), kept until release
+	kbuf        []byte // scratch for keys and values being written (the batch copies them)
+	vbuf        []byte
+	oldMeta     Meta       // scratch for the metadata a write replaces
+	lmeta       Meta       // scratch for the metadata of the list a push or a pop works on (endMeta)
+	pmeta       Meta       // scratch for PeekMeta's result
+	pxmeta      StreamMeta // scratch for PeekStreamMeta's stream state
+	xpeek       bool       // the metadata being read decodes into pxmeta
+	pops        [1][]byte  // room for the element ListPop returns when it pops one
+	done        bool
 
 	overOff int // bytes of the batch already indexed in over
 
@@ -187,7 +188,7 @@ func (t *Txn) Commit() error {
 		t.vbuf = binary.BigEndian.AppendUint64(t.vbuf, uint64(s.expires[d.phys]))
 		t.batch.Put(t.kbuf, t.vbuf)
 	}
-	size := s.group.add(t.batch.Dump(), t.deltas, t.garbage)
+	size := s.group.add(t.batch.Dump(), t.deltas, t.garbage, t.garbageObjs)
 	s.counterMu.Unlock()
 	if t.exclusive || len(t.vpend) > 0 || size > maxPendingBytes {
 		if err := s.Flush(); err != nil {
@@ -243,7 +244,7 @@ func (t *Txn) release() {
 		t.vpend[i] = nil
 	}
 	t.vpend = t.vpend[:0]
-	t.garbage = false
+	t.garbage, t.garbageObjs = false, 0
 	for i := range t.memo {
 		t.memo[i].ok, t.memo[i].val = false, nil
 	}
