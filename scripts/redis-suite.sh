@@ -18,8 +18,9 @@
 #
 # Tests excused for what Strata deliberately lacks are listed, each with its reason, in
 # tests/redis-suite/excused.txt; the suite's own --ignore-encoding option stands for OBJECT
-# ENCODING (DEBUG DIGEST is checked: Strata's digests are Redis's); the tag needs:config-maxmemory (Strata keeps its
-# data on disk and never evicts: maxmemory is 0) is left out. Both servers start with
+# ENCODING (DEBUG DIGEST is checked: Strata's digests are Redis's); the tag
+# needs:config-maxmemory (Strata keeps its data on disk and never evicts: maxmemory is 0) is
+# left out. Both servers start with
 # enable-debug-command yes, as the suite's own configuration sets it, so that the needs:debug
 # tests run.
 set -uo pipefail
