@@ -251,6 +251,10 @@ func (g *guardConn) scan(b []byte) {
 		}
 		switch g.state {
 		case stCommand:
+			if n := g.wholeRequest(b[i:]); n > 0 {
+				i += n // passed on as it came, in one copy
+				continue
+			}
 			if b[i] == '*' {
 				g.state, g.line, g.hdr = stMulti, g.line[:0], append(g.hdr[:0], '*')
 				i++
@@ -388,6 +392,66 @@ func (g *guardConn) scan(b []byte) {
 	if g.state != stCommand {
 		g.reqBytes = carried + int64(len(b)-start)
 	}
+}
+
+// Bounds of the requests wholeRequest passes on at once.
+const (
+	wholeMaxArgs = 1024
+	wholeMaxBulk = 4096
+)
+
+// wholeRequest passes on the multibulk request at the start of b in one copy when b holds all
+// of it and it is an ordinary one, which the byte-by-byte scan would pass on unchanged: an
+// authenticated client's, at most wholeMaxArgs arguments of at most wholeMaxBulk bytes each,
+// written as plain decimal counts, none of them a value to stage (stage.go). It returns the
+// request's length, or 0 to leave it to the scan, which then sees it from its first byte.
+func (g *guardConn) wholeRequest(b []byte) int {
+	if len(b) < 4 || b[0] != '*' || g.owner == nil || !g.owner.Authed {
+		return 0
+	}
+	argc, p := wholeCount(b, 1)
+	if argc <= 0 || argc > wholeMaxArgs {
+		return 0
+	}
+	for i := 0; i < argc; i++ {
+		if p >= len(b) || b[p] != '$' {
+			return 0
+		}
+		n, q := wholeCount(b, p+1)
+		if n < 0 || n > wholeMaxBulk || i == 2 && g.srv != nil && g.srv.store.CanStage(int64(n)) {
+			return 0
+		}
+		p = q + n + 2 // the payload and its CRLF, as the scan takes them (unchecked)
+		if p > len(b) {
+			return 0
+		}
+	}
+	if g.qlimit > 0 && int64(p) > g.qlimit {
+		return 0
+	}
+	g.out = append(g.out, b[:p]...)
+	g.reqUnauth = false
+	g.beginRequest(int64(argc)) // stage.go
+	g.argi = int64(argc)
+	return p
+}
+
+// wholeCount reads the count of a request or bulk header at b[i:], plain decimal digits then
+// CRLF without a leading zero, and returns it and the index after the LF; -1 when the header
+// is not that (or not whole in b).
+func wholeCount(b []byte, i int) (int, int) {
+	n, start := 0, i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if i-start >= 9 {
+			return -1, 0
+		}
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == start || b[start] == '0' && i-start > 1 || i+1 >= len(b) || b[i] != '\r' || b[i+1] != '\n' {
+		return -1, 0 // not a count the scan reads the same way (num.ParseInt refuses "02")
+	}
+	return n, i + 2
 }
 
 // inline turns the inline request in g.line into a multibulk request.

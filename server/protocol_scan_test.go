@@ -63,3 +63,72 @@ func TestGuardScanSplitReads(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardWholeRequests: an authenticated client's ordinary requests are passed on in one copy
+// (wholeRequest); whatever the bytes, whole or split across reads, the guard must pass on what
+// and fail as the byte-by-byte scan does, and count the same requests.
+func TestGuardWholeRequests(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	inputs := []string{
+		"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+		"*02\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+		"*+2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+		"*2\r\n$03\r\nGET\r\n$1\r\nk\r\n",
+		"*2\r\n$3\r\nGETX\r\n$1\r\nk\r\n",
+		"*2\r\n$3\r\nGET\r\n$1\r\nk",
+		"*2\r\n$3\r\nGET\r\n$1\r\n",
+		"*2\n$3\r\nGET\r\n$1\r\nk\r\n",
+		"*0\r\n*1\r\n$4\r\nPING\r\n",
+		"*-1\r\n*1\r\n$4\r\nPING\r\n",
+		"*1\r\n$4\r\nPING\r\nPING\r\n*1\r\n$4\r\nPING\r\n",
+		"*3\r\n$4\r\nSETX\r\n$1\r\nk\r\n$5000\r\n" + strings.Repeat("v", 5000) + "\r\n", // not SET: no server here to stage it
+		"*1\r\n$9999999999\r\n",
+		"*1025\r\n" + strings.Repeat("$1\r\nx\r\n", 1025),
+		"*1024\r\n" + strings.Repeat("$1\r\nx\r\n", 1024),
+	}
+	for range 300 {
+		var b strings.Builder
+		for range 1 + rng.Intn(8) {
+			args := 1 + rng.Intn(5)
+			b.WriteString("*" + strconv.Itoa(args) + "\r\n")
+			for range args {
+				v := strings.Repeat("v", rng.Intn(60))
+				if rng.Intn(20) == 0 {
+					v = strings.Repeat("w", 4090+rng.Intn(12))
+				}
+				b.WriteString("$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
+			}
+		}
+		inputs = append(inputs, b.String())
+	}
+	authed := &client{}
+	authed.Authed = true
+	feed := func(g *guardConn, in string, seed int64) []byte {
+		cut := rand.New(rand.NewSource(seed)) // the same reads for both guards
+		var passed []byte
+		for rest := []byte(in); len(rest) > 0 && g.failure == ""; {
+			k := len(rest)
+			if seed != 0 {
+				k = 1 + cut.Intn(min(len(rest), 1+cut.Intn(200)))
+			}
+			g.scan(rest[:k])
+			rest = rest[k:]
+			passed = append(passed, g.out...)
+			g.out = g.out[:0]
+		}
+		return passed
+	}
+	for n, in := range inputs {
+		for _, seed := range []int64{0, rng.Int63() | 1, rng.Int63() | 1} { // 0: one read
+			ref := &guardConn{maxBulk: 512 << 20}
+			want := feed(ref, in, seed)
+			g := &guardConn{maxBulk: 512 << 20}
+			g.owner = authed
+			got := feed(g, in, seed)
+			if !bytes.Equal(want, got) || ref.failure != g.failure || ref.reqs != g.reqs || ref.state != g.state {
+				t.Fatalf("input %d (%.60q, reads seed %d): scan passes %.80q (failure %q, %d requests), whole requests %.80q (failure %q, %d requests)",
+					n, in, seed, want, ref.failure, ref.reqs, got, g.failure, g.reqs)
+			}
+		}
+	}
+}
