@@ -31,16 +31,7 @@ func TestGuardScanSplitReads(t *testing.T) {
 	// then passes the rest of the read to the parser, which answers the protocol error and
 	// closes the connection, so what the guard makes of later reads is never used.)
 	for range 200 {
-		var b strings.Builder
-		for range 1 + rng.Intn(6) {
-			args := 1 + rng.Intn(4)
-			b.WriteString("*" + strconv.Itoa(args) + "\r\n")
-			for range args {
-				v := strings.Repeat("v", rng.Intn(40))
-				b.WriteString("$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
-			}
-		}
-		inputs = append(inputs, b.String())
+		inputs = append(inputs, randomPipeline(rng, 6, 4, 40, false))
 	}
 	for n, in := range inputs {
 		whole := &guardConn{maxBulk: 512 << 20}
@@ -87,19 +78,7 @@ func TestGuardWholeRequests(t *testing.T) {
 		"*1024\r\n" + strings.Repeat("$1\r\nx\r\n", 1024),
 	}
 	for range 300 {
-		var b strings.Builder
-		for range 1 + rng.Intn(8) {
-			args := 1 + rng.Intn(5)
-			b.WriteString("*" + strconv.Itoa(args) + "\r\n")
-			for range args {
-				v := strings.Repeat("v", rng.Intn(60))
-				if rng.Intn(20) == 0 {
-					v = strings.Repeat("w", 4090+rng.Intn(12))
-				}
-				b.WriteString("$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
-			}
-		}
-		inputs = append(inputs, b.String())
+		inputs = append(inputs, randomPipeline(rng, 8, 5, 60, true))
 	}
 	authed := &client{}
 	authed.Authed = true
@@ -131,4 +110,22 @@ func TestGuardWholeRequests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomPipeline returns up to maxReqs well-formed requests of up to maxArgs arguments of up to
+// maxLen bytes; with big, one argument in 20 is 4090-4101 bytes long, around wholeMaxBulk.
+func randomPipeline(rng *rand.Rand, maxReqs, maxArgs, maxLen int, big bool) string {
+	var b strings.Builder
+	for range 1 + rng.Intn(maxReqs) {
+		args := 1 + rng.Intn(maxArgs)
+		b.WriteString("*" + strconv.Itoa(args) + "\r\n")
+		for range args {
+			v := strings.Repeat("v", rng.Intn(maxLen))
+			if big && rng.Intn(20) == 0 {
+				v = strings.Repeat("w", wholeMaxBulk-6+rng.Intn(12))
+			}
+			b.WriteString("$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
+		}
+	}
+	return b.String()
 }
