@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/strata-db/strata/commands"
@@ -40,7 +41,10 @@ const (
 // Nothing of the snapshot is held beyond one element and its function libraries, which
 // replace the store's once the keyspace is in place. Module values are skipped and logged;
 // keys of a database the store does not have are skipped too.
-func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) error {
+//
+// The snapshot's repl-stream-db field, the database the master's stream had selected at the
+// snapshot's offset, goes into at.DB: the stream goes on in that database.
+func Load(h Host, src io.Reader, at *Point, maxBulk int64, log *slog.Logger) error {
 	rr, err := rdb.NewReader(src, &rdb.Options{MaxElementLen: maxBulk})
 	if err != nil {
 		return err
@@ -86,6 +90,12 @@ func Load(h Host, src io.Reader, at Point, maxBulk int64, log *slog.Logger) erro
 			db = rec.DB
 		case rdb.RecordFunction:
 			funcs = append(funcs, string(rec.Payload))
+		case rdb.RecordAux:
+			if string(rec.Aux) == "repl-stream-db" {
+				if n, err := strconv.Atoi(string(rec.AuxValue)); err == nil && n >= 0 {
+					at.DB = n
+				}
+			}
 		case rdb.RecordKey:
 			if db >= st.Databases() || rec.Value.Kind == rdb.KindModule {
 				skipped++

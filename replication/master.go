@@ -36,9 +36,9 @@ func AppendCommand(dst []byte, argv [][]byte) []byte {
 // order, expired keys left out; strings LZF-compressed when compress is set (rdbcompression),
 // but for value-log strings above rdb.StreamedStringMin, which are copied raw from their file a
 // piece at a time. One value at a time is held in memory, and of a value-log string a piece.
-func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, compress bool) error {
+func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, streamDB int, compress bool) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	rw, err := writeSnapshot(bw, sn, at, compress)
+	rw, err := writeSnapshot(bw, sn, at, streamDB, compress)
 	if err == nil {
 		err = rw.Close()
 	}
@@ -48,7 +48,7 @@ func WriteSnapshot(w io.Writer, sn *storage.Snapshot, at IDs, compress bool) err
 	return err
 }
 
-func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, compress bool) (*rdb.Writer, error) {
+func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, streamDB int, compress bool) (*rdb.Writer, error) {
 	rw, err := rdb.NewWriter(bw)
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func writeSnapshot(bw io.Writer, sn *storage.Snapshot, at IDs, compress bool) (*
 	now := time.Now()
 	for _, kv := range [][2]string{{"redis-ver", commands.RedisVersion}, {"redis-bits", "64"},
 		{"ctime", strconv.FormatInt(now.Unix(), 10)}, {"used-mem", "0"},
-		{"repl-stream-db", "0"}, {"repl-id", at.ID}, {"repl-offset", strconv.FormatInt(at.Offset, 10)},
+		{"repl-stream-db", strconv.Itoa(streamDB)}, {"repl-id", at.ID}, {"repl-offset", strconv.FormatInt(at.Offset, 10)},
 		{"aof-base", "0"}} {
 		if err := rw.Aux(kv[0], kv[1]); err != nil {
 			return nil, err

@@ -38,7 +38,7 @@ func TestWriteSnapshot(t *testing.T) {
 	put(0, "after", "x")
 	var b bytes.Buffer
 	ids := IDs{ID: NewID(), ID2: NoID, Offset: offset, SecondOffset: -1}
-	if err := WriteSnapshot(&b, sn, ids, true); err != nil {
+	if err := WriteSnapshot(&b, sn, ids, 0, true); err != nil {
 		t.Fatal(err)
 	}
 	sn.Release()

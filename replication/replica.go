@@ -41,6 +41,11 @@ type Relay interface {
 	// Relay passes on one command of the stream, PINGs and REPLCONF GETACK included. The
 	// arguments are valid during the call only.
 	Relay(args [][]byte)
+	// Hold and Release bracket a command of the stream from its Relay to the end of its Apply,
+	// a transaction from its MULTI to its EXEC: a snapshot for this server's own replicas is
+	// taken between them, never inside, so that it holds exactly what it has relayed.
+	Hold()
+	Release()
 }
 
 // Options configure a replica's link.
@@ -387,16 +392,16 @@ func (r *Replica) session() error {
 		r.syncTotal.Store(-1) // until the snapshot's framing arrives
 		r.setState(StateTransfer)
 		at := Point{ID: f[1], Offset: off}
-		if err := r.fullSync(l, at); err != nil {
+		if err := r.fullSync(l, &at); err != nil {
 			return fmt.Errorf("full synchronisation: %w", err)
 		}
 		r.mu.Lock()
-		r.id, r.db = at.ID, 0
+		r.id, r.db = at.ID, at.DB
 		r.full++
 		r.mu.Unlock()
 		r.offset.Store(off)
 		r.readOffset.Store(off)
-		r.o.Host.ResetMaster(0)
+		r.o.Host.ResetMaster(at.DB) // the snapshot's repl-stream-db
 		if rl, ok := r.o.Host.(Relay); ok {
 			rl.Resynced(at.ID, off, true)
 		}
@@ -431,7 +436,7 @@ func (r *Replica) session() error {
 
 // fullSync reads the snapshot that follows +FULLRESYNC into the store; at is the point the
 // snapshot stands for.
-func (r *Replica) fullSync(l *link, at Point) error {
+func (r *Replica) fullSync(l *link, at *Point) error {
 	line, err := readReplyLine(l.br)
 	if err != nil {
 		return err
@@ -504,6 +509,12 @@ func (r *Replica) stream(l *link) error {
 	// The applied offset moves past a transaction only once it has run, so a link cut inside
 	// one resumes before its MULTI; pending counts the bytes of an open one.
 	var pending int64
+	held := false
+	defer func() {
+		if held {
+			relay.Release()
+		}
+	}()
 	for {
 		args, n, err := cr.next()
 		if err != nil {
@@ -512,6 +523,10 @@ func (r *Replica) stream(l *link) error {
 		r.readOffset.Add(n)
 		pending += n
 		if relay != nil {
+			if !held {
+				relay.Hold()
+				held = true
+			}
 			relay.Relay(args)
 		}
 		name := strings.ToLower(string(args[0]))
@@ -544,6 +559,10 @@ func (r *Replica) stream(l *link) error {
 			r.offset.Add(pending)
 			r.mu.Unlock()
 			pending = 0
+			if held {
+				relay.Release()
+				held = false
+			}
 		}
 		// What has been read is applied: its commits (each with the point it reaches) go to
 		// LevelDB as one group.

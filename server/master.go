@@ -389,6 +389,13 @@ func (s *Server) serveReplica(l *replicaLink, psync bool, id string, offset int6
 func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, psync bool) error {
 	r := &s.repl
 	var at replication.IDs
+	r.relayMu.Lock()
+	streamDB := 0
+	if rp := r.replica.Load(); rp != nil {
+		// This server relays its master's stream, which goes on in the database it has
+		// selected: the snapshot's repl-stream-db tells the replica.
+		streamDB = rp.Status().Point.DB
+	}
 	sn, err := s.store.Snapshot(func() {
 		r.mu.Lock()
 		at = r.ids
@@ -400,6 +407,7 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, 
 		r.m.syncFull.Add(1)
 		r.mu.Unlock()
 	})
+	r.relayMu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -419,7 +427,7 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, 
 			return err
 		}
 		cw := &countWriter{w: w}
-		if err := replication.WriteSnapshot(cw, sn, at, configBool(s.Config(), "rdbcompression")); err != nil {
+		if err := replication.WriteSnapshot(cw, sn, at, streamDB, configBool(s.Config(), "rdbcompression")); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, mark); err != nil {
@@ -427,7 +435,7 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, 
 		}
 		size = cw.n
 	} else {
-		n, err := s.sendSpilled(w, sn, at)
+		n, err := s.sendSpilled(w, sn, at, streamDB)
 		if err != nil {
 			return err
 		}
@@ -459,14 +467,14 @@ func (s *Server) fullSync(l *replicaLink, w *linkWriter, timeout time.Duration, 
 
 // sendSpilled writes the snapshot to a temporary file in the data directory, to learn its
 // length, and sends it framed by that length.
-func (s *Server) sendSpilled(w io.Writer, sn *storage.Snapshot, at replication.IDs) (int64, error) {
+func (s *Server) sendSpilled(w io.Writer, sn *storage.Snapshot, at replication.IDs, streamDB int) (int64, error) {
 	f, err := os.CreateTemp(s.cfg.Dir, "replsync-*.rdb")
 	if err != nil {
 		return 0, err
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if err := replication.WriteSnapshot(f, sn, at, configBool(s.Config(), "rdbcompression")); err != nil {
+	if err := replication.WriteSnapshot(f, sn, at, streamDB, configBool(s.Config(), "rdbcompression")); err != nil {
 		return 0, err
 	}
 	n, err := f.Seek(0, io.SeekCurrent)
@@ -554,6 +562,12 @@ func (h replicaHost) Resynced(id string, offset int64, full bool) {
 		s.dropReplicas() // they resynchronise and learn the new ID
 	}
 }
+
+// Hold implements replication.Relay (replState.relayMu).
+func (h replicaHost) Hold() { h.s.repl.relayMu.RLock() }
+
+// Release implements replication.Relay.
+func (h replicaHost) Release() { h.s.repl.relayMu.RUnlock() }
 
 // Relay implements replication.Relay: one command of the master's stream goes on to this
 // server's backlog and replicas as it was received.

@@ -19,7 +19,11 @@ type replState struct {
 	ids     replication.IDs
 	backlog *replication.Backlog
 
-	change  sync.Mutex                          // serialises REPLICAOF
+	change sync.Mutex // serialises REPLICAOF
+	// relayMu is held shared by the link to the master from a command's relay to the end of
+	// its apply (replicaHost.Hold), and exclusively while a snapshot for this server's own
+	// replicas is taken (fullSync), which so holds exactly what was relayed before it.
+	relayMu sync.RWMutex
 	replica atomic.Pointer[replication.Replica] // the link to the master; nil on a master
 	// The master client and the point its command reaches, used by the link's goroutine.
 	master atomic.Pointer[client] // read by CLIENT LIST and CLIENT KILL too

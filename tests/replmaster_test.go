@@ -3,6 +3,7 @@ package tests
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -390,5 +391,65 @@ func TestLegacySync(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChainedFullSyncUnderWrites: replicas (Strata and redis-server) that synchronise in full
+// from a Strata replica while its master writes (in several databases, with no SELECT between
+// most writes) end with the master's keyspace: the snapshot of the replica in the middle holds
+// exactly the commands it has relayed before it, and tells the stream's database
+// (repl-stream-db), from which the stream goes on.
+func TestChainedFullSyncUnderWrites(t *testing.T) {
+	t.Parallel()
+	master, mid := testutil.StartStrata(t), testutil.StartStrata(t)
+	mc, ic := dial(t, master), dial(t, mid)
+	replicaOf(t, ic, master)
+	waitInSync(t, mc, ic)
+
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		w, err := testutil.Dial(master.Addr)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer w.Close()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			db := strconv.Itoa(i / 200 % replicaDBs)
+			for _, args := range [][]string{{"SELECT", db}, {"INCR", "ctr"}, {"SET", "k:" + strconv.Itoa(i), strconv.Itoa(i)},
+				{"RPUSH", "l", strconv.Itoa(i)}} {
+				if r, err := w.Do(args...); err != nil || r.IsError() {
+					done <- fmt.Errorf("%v: %v %v", args, r, err)
+					return
+				}
+			}
+		}
+	}()
+	var leaves []*testutil.Instance
+	for i := range 4 {
+		time.Sleep(150 * time.Millisecond)
+		leaf := testutil.StartStrata(t)
+		if i == 1 {
+			leaf = testutil.StartRedis(t) // reads repl-stream-db as well
+		}
+		replicaOf(t, dial(t, leaf), mid)
+		leaves = append(leaves, leaf)
+	}
+	time.Sleep(150 * time.Millisecond)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitInSync(t, mc, ic)
+	for _, leaf := range leaves {
+		waitInSync(t, mc, dial(t, leaf))
+		compareKeyspaces(t, master, leaf)
 	}
 }
