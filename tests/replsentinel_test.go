@@ -342,13 +342,15 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 			other = r
 		}
 	}
-	pc, oc := testutil.Connect(t, promoted.addr), testutil.Connect(t, other.addr)
-	if role := infoReplication(t, pc, "replication")["role"]; role != "master" {
-		t.Fatalf("promoted node's role %s", role)
-	}
+	// Sentinel closes a node's normal clients when it reconfigures it (CLIENT KILL TYPE normal
+	// after REPLICAOF), so the checks from here on dial afresh and retry a closed connection.
+	waitFor(t, "the promoted node's role master", func() bool {
+		info, ok := infoFresh(promoted.addr)
+		return ok && info["role"] == "master"
+	})
 	waitFor(t, "the other replica following the new master", func() bool {
-		info := infoReplication(t, oc, "replication")
-		return info["master_port"] == strconv.Itoa(promoted.port) && info["master_link_status"] == "up"
+		info, ok := infoFresh(other.addr)
+		return ok && info["master_port"] == strconv.Itoa(promoted.port) && info["master_link_status"] == "up"
 	})
 	// Sentinel sends CONFIG REWRITE after each REPLICAOF: the files name the new roles.
 	waitFor(t, "the other replica's file naming the new master", func() bool {
@@ -365,8 +367,13 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 	mu.Lock()
 	defer mu.Unlock()
 	missing := 0
+	pc := testutil.Connect(t, promoted.addr)
 	for _, k := range acked {
 		r, err := pc.Do("GET", k)
+		if err != nil { // closed by a sentinel's reconfiguration: once more on a new connection
+			pc = testutil.Connect(t, promoted.addr)
+			r, err = pc.Do("GET", k)
+		}
 		if err != nil || r.Str != k {
 			missing++
 			if strict && missing <= 5 {
@@ -379,6 +386,26 @@ func sentinelFailover(t *testing.T, sentinelPath string, strict bool, start func
 	} else if missing > 0 {
 		t.Fatalf("%d of %d acknowledged writes missing", missing, len(acked))
 	}
-	waitInSync(t, pc, oc)
+	waitFor(t, "the other replica in sync with the new master", func() bool {
+		m, ok1 := infoFresh(promoted.addr)
+		r, ok2 := infoFresh(other.addr)
+		return ok1 && ok2 && r["master_link_status"] == "up" && m["master_repl_offset"] == r["slave_repl_offset"]
+	})
 	t.Logf("%d acknowledged writes, %d missing on the new master; %d write errors during the failover", len(acked), missing, errs)
+}
+
+// infoFresh reads INFO replication of the server at addr on a connection of its own; ok is
+// false when the connection fails or is closed.
+func infoFresh(addr string) (map[string]string, bool) {
+	c, err := testutil.Dial(addr)
+	if err != nil {
+		return nil, false
+	}
+	defer c.Close()
+	r, err := c.Do("INFO", "replication")
+	if err != nil || r.IsError() {
+		return nil, false
+	}
+	_, vals := infoFields(r.Str)
+	return vals, true
 }
