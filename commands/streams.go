@@ -249,8 +249,9 @@ func cmdXRange(c *Ctx) {
 		count = max(n, 0)
 		j++
 	}
-	m, ok := streamMeta(c, c.Args[1])
-	if !ok {
+	m, err := c.Txn.PeekStreamMeta(c.Args[1]) // the transaction's own Meta: no allocation
+	if err != nil {
+		c.Fail(err)
 		return
 	}
 	switch {
